@@ -1,0 +1,36 @@
+# smmulab front door.  meson (in build/) drives the real work.
+#
+#   make run      build, then run the main job (the default scenario + report)
+#   make check    build, then run every test
+#   make build    build QEMU, the guest kernel and tools
+#   make clean    remove build/ (caches in ~/.cache/smmulab stay)
+#
+# Variables: QEMU_SRC=DIR|TARBALL (QEMU 10.0.x source of your own),
+# LINUX_SRC=DIR, SMMULAB_JOBS=N, SMMULAB_CACHE=DIR.
+
+BUILD ?= build
+MESON ?= meson
+export QEMU_SRC LINUX_SRC SMMULAB_JOBS SMMULAB_CACHE
+
+.PHONY: all build deps run check clean
+
+all: build
+
+deps:
+	@scripts/deps.sh
+
+$(BUILD)/build.ninja: | deps
+	$(MESON) setup $(BUILD)
+
+build: deps $(BUILD)/build.ninja
+	$(MESON) compile -C $(BUILD)
+
+run: build
+	scripts/boot.sh -b $(BUILD) -t 300 -a "smmulab.workload=dma-bench smmulab.threads=1 smmulab.seconds=2"
+
+check: build
+	@$(MESON) test -C $(BUILD) --print-errorlogs $(TESTARGS); rc=$$?; \
+	  scripts/test-summary.py $(BUILD)/meson-logs/testlog.json && exit $$rc
+
+clean:
+	rm -rf $(BUILD)

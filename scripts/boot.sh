@@ -1,0 +1,103 @@
+#!/bin/bash
+# Boot smmulab's guest on qemu-system-aarch64 -M virt,iommu=smmuv3, with a
+# hard timeout, and print one verdict line.
+#
+#   scripts/boot.sh [options] [-- extra QEMU arguments]
+#     -b DIR       build directory (default: build)
+#     -a ARGS      extra kernel command line (e.g. "smmulab.workload=dma-bench")
+#     -s PROP=VAL  arm-smmuv3 property (repeatable), e.g. -s cmdqs=8 -s ril=off
+#     -t SECONDS   hard timeout (default 120)
+#     -c CPUS      vCPUs (default 2)
+#     -m MEM       guest memory (default 512M)
+#     -k IMAGE     kernel Image (default: DIR/guest/Image)
+#     -l LOG       console log (default: DIR/logs/boot.log)
+#     -q           do not echo the console
+#
+# Exit status: 0 the guest ran its workload and powered off (RESULT
+# status=ok); 1 the workload reported an error; 2 kernel panic; 3 timeout;
+# 4 QEMU failed to start or died.
+set -euo pipefail
+SMMULAB_TAG=smmulab-boot
+. "$(dirname "$0")/common.sh"
+
+B=$SMMULAB_ROOT/build
+append=""
+props=()
+timeout=120
+cpus=2
+mem=512M
+kernel=""
+logf=""
+quiet=0
+while getopts "b:a:s:t:c:m:k:l:q" opt; do
+    case $opt in
+    b) B=$OPTARG ;;
+    a) append="$append $OPTARG" ;;
+    s) props+=("$OPTARG") ;;
+    t) timeout=$OPTARG ;;
+    c) cpus=$OPTARG ;;
+    m) mem=$OPTARG ;;
+    k) kernel=$OPTARG ;;
+    l) logf=$OPTARG ;;
+    q) quiet=1 ;;
+    *) sed -n '2,/^set -e/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 4 ;;
+    esac
+done
+shift $((OPTIND - 1))
+[ "${1:-}" != -- ] || shift
+
+qemu=$B/qemu-system-aarch64
+kernel=${kernel:-$B/guest/Image}
+initrd=$B/guest/initramfs.cpio
+logf=${logf:-$B/logs/boot.log}
+for f in "$qemu" "$kernel" "$initrd"; do
+    [ -e "$f" ] || die "$f missing; build first (make build)"
+done
+case $timeout in ''|*[!0-9]*) die "-t $timeout: not a number of seconds" ;; esac
+mkdir -p "$(dirname "$logf")"
+
+cmd=("$qemu" -M virt,iommu=smmuv3,gic-version=3 -cpu cortex-a57
+     -smp "$cpus" -m "$mem" -accel tcg,thread=multi
+     -display none -monitor none -serial stdio -net none -no-reboot
+     -kernel "$kernel" -initrd "$initrd"
+     -append "console=ttyAMA0 panic=-1 loglevel=6$append"
+     -device virtio-rng-pci)
+for p in "${props[@]}"; do
+    cmd+=(-global "arm-smmuv3.$p")
+done
+cmd+=("$@")
+printf '%q ' "${cmd[@]}" >"${logf%.log}.cmdline"
+echo >>"${logf%.log}.cmdline"
+
+start=$(date +%s.%N)
+set +e
+if [ $quiet = 1 ]; then
+    timeout --kill-after=5 "$timeout" "${cmd[@]}" </dev/null >"$logf" 2>&1
+    rc=$?
+else
+    timeout --kill-after=5 "$timeout" "${cmd[@]}" </dev/null 2>&1 | tee "$logf"
+    rc=${PIPESTATUS[0]}
+fi
+set -e
+secs=$(echo "$(date +%s.%N) - $start" | bc)
+secs=$(printf '%.1f' "$secs")
+
+if [ $rc = 124 ] || [ $rc = 137 ]; then
+    log "verdict: timeout after ${timeout}s (log: $logf)"
+    exit 3
+elif grep -q 'Kernel panic' "$logf"; then
+    log "verdict: kernel panic after ${secs}s: $(grep -m1 'Kernel panic' "$logf" | tr -d '\r') (log: $logf)"
+    exit 2
+elif [ $rc != 0 ]; then
+    log "verdict: QEMU exited with status $rc after ${secs}s: $(grep -m1 -i 'qemu-system-aarch64:' "$logf" || true) (log: $logf)"
+    exit 4
+elif grep -q '^RESULT status=ok' "$logf"; then
+    log "verdict: ok in ${secs}s (log: $logf)"
+    exit 0
+elif grep -q '^RESULT status=error' "$logf"; then
+    log "verdict: workload error after ${secs}s: $(grep -m1 '^SMMULAB: error' "$logf" | tr -d '\r') (log: $logf)"
+    exit 1
+else
+    log "verdict: guest stopped without a result after ${secs}s (log: $logf)"
+    exit 4
+fi

@@ -1,0 +1,104 @@
+#!/bin/bash
+# Build smmulab's guest kernel: Linux 6.12 (scripts/linux-src.sh) with the
+# patch series patches/linux/*.patch, for arm64, from tinyconfig plus
+# guest/kernel.config.  Result: BUILDDIR/guest/Image.
+#
+#   scripts/build-kernel.sh BUILDDIR
+#
+# Work tree BUILDDIR/linux/src (hard links into the cached pristine tree,
+# broken by patch where it writes), objects in BUILDDIR/linux/obj.
+set -euo pipefail
+SMMULAB_TAG=smmulab-kernel
+. "$(dirname "$0")/common.sh"
+
+B=$(mkdir -p "${1:?usage: build-kernel.sh BUILDDIR}" && cd "$1" && pwd)
+W=$B/linux/src
+O=$B/linux/obj
+LOGS=$B/logs
+FRAG=$SMMULAB_ROOT/guest/kernel.config
+mkdir -p "$O" "$LOGS" "$B/guest"
+
+pristine=$("$SMMULAB_ROOT/scripts/linux-src.sh" | tail -n1)
+[ -d "$pristine" ] || exit 1
+
+shopt -s nullglob
+patches=("$SMMULAB_ROOT"/patches/linux/*.patch)
+shopt -u nullglob
+stamp="$pristine $(files_hash "${patches[@]}")"
+
+# Files a patch series touches, so that a change of series rebuilds them even
+# when they go back to an older (pristine) mtime.
+patched_files() {
+    local p
+    for p in "$@"; do
+        sed -n 's,^+++ b/,,p' "$p"
+    done | sort -u
+}
+
+if [ "$(cat "$W/.smmulab-stamp" 2>/dev/null)" != "$stamp" ]; then
+    old_files=$(cat "$W/.smmulab-patched" 2>/dev/null || true)
+    log "preparing work tree from $pristine"
+    rm -rf "$W"
+    mkdir -p "$(dirname "$W")"
+    cp -al "$pristine" "$W"
+    rm -f "$W/.smmulab-complete"
+    for p in "${patches[@]}"; do
+        name=${p#"$SMMULAB_ROOT"/}
+        if ! patch -d "$W" -p1 --batch --forward --dry-run <"$p" >"$LOGS/linux-patch.log" 2>&1; then
+            cat "$LOGS/linux-patch.log" >&2
+            die "$name does not apply to $(basename "$pristine"); log: $LOGS/linux-patch.log"
+        fi
+        patch -d "$W" -p1 --batch --forward --quiet <"$p"
+        log "applied $name"
+    done
+    new_files=$(patched_files "${patches[@]}")
+    # patch(1) replaces files, which breaks the hard links; for the rest,
+    # copy before touching so the pristine tree keeps its times.
+    printf '%s\n%s\n' "$old_files" "$new_files" | sort -u | while read -r f; do
+        [ -n "$f" ] && [ -f "$W/$f" ] || continue
+        cp --remove-destination "$W/$f" "$W/$f.smmulab-tmp"
+        mv "$W/$f.smmulab-tmp" "$W/$f"
+        touch "$W/$f"
+    done
+    echo "$new_files" >"$W/.smmulab-patched"
+    echo "$stamp" >"$W/.smmulab-stamp"
+fi
+
+kmake=(make -C "$W" O="$O" ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-
+       KBUILD_BUILD_TIMESTAMP="smmulab" KBUILD_BUILD_USER=smmulab
+       KBUILD_BUILD_HOST=smmulab)
+if command -v ccache >/dev/null && [ "${SMMULAB_CCACHE:-1}" = 1 ]; then
+    export CCACHE_DIR=${CCACHE_DIR:-$SMMULAB_CACHE/ccache}
+    export CCACHE_BASEDIR=$B
+    export CCACHE_NOHASHDIR=1
+    kmake+=(CC="ccache aarch64-linux-gnu-gcc")
+fi
+
+cfg_stamp="$stamp $(files_hash "$FRAG")"
+if [ ! -f "$O/.config" ] || [ "$(cat "$O/.smmulab-config" 2>/dev/null)" != "$cfg_stamp" ]; then
+    log "configuring: tinyconfig + guest/kernel.config"
+    run_logged "$LOGS/kernel-config.log" "kernel tinyconfig" "${kmake[@]}" tinyconfig
+    run_logged "$LOGS/kernel-config.log" "merging guest/kernel.config" \
+        env ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- \
+        "$W/scripts/kconfig/merge_config.sh" -m -O "$O" "$O/.config" "$FRAG"
+    run_logged "$LOGS/kernel-config.log" "kernel olddefconfig" "${kmake[@]}" olddefconfig
+    # Every option of the fragment must have survived Kconfig's dependencies.
+    bad=()
+    while IFS= read -r line; do
+        case $line in
+        CONFIG_*=n) opt=${line%%=*}
+            grep -q "^$opt=" "$O/.config" && bad+=("$line") ;;
+        CONFIG_*=*) grep -qxF "$line" "$O/.config" || bad+=("$line") ;;
+        esac
+    done <"$FRAG"
+    if [ ${#bad[@]} -gt 0 ]; then
+        die "kernel config lacks ${bad[*]} (unmet dependencies?); see $O/.config"
+    fi
+    echo "$cfg_stamp" >"$O/.smmulab-config"
+fi
+
+log "building Image (log: $LOGS/kernel-build.log)"
+run_logged "$LOGS/kernel-build.log" "kernel build" "${kmake[@]}" -j"$SMMULAB_JOBS" Image modules
+cp "$O/arch/arm64/boot/Image" "$B/guest/Image.tmp"
+mv "$B/guest/Image.tmp" "$B/guest/Image"
+log "$B/guest/Image ($(stat -c %s "$B/guest/Image") bytes)"

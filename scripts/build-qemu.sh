@@ -1,0 +1,135 @@
+#!/bin/bash
+# Build smmulab's qemu-system-aarch64: pristine QEMU 10.0.x (scripts/qemu-src.sh)
+# + the project's QEMU-side files copied in at the same paths (the overlay)
+# + the hook patch series patches/qemu/*.patch, configured for aarch64-softmmu.
+#
+#   scripts/build-qemu.sh BUILDDIR [ninja targets...]
+#
+# Work tree BUILDDIR/qemu/src, build tree BUILDDIR/qemu/build, result
+# BUILDDIR/qemu-system-aarch64 (a symlink).  Incremental: the work tree is
+# rebuilt from the pristine tree only when the patch series changes, and an
+# overlay file is copied only when its content differs, so editing one project
+# file recompiles only what depends on it.
+set -euo pipefail
+SMMULAB_TAG=smmulab-qemu
+. "$(dirname "$0")/common.sh"
+
+B=$(mkdir -p "${1:?usage: build-qemu.sh BUILDDIR [targets]}" && cd "$1" && pwd)
+shift
+targets=("$@")
+[ ${#targets[@]} -gt 0 ] || targets=(qemu-system-aarch64)
+
+W=$B/qemu/src
+O=$B/qemu/build
+LOGS=$B/logs
+mkdir -p "$W" "$O" "$LOGS"
+
+pristine=$("$SMMULAB_ROOT/scripts/qemu-src.sh" | tail -n1)
+[ -d "$pristine" ] || exit 1
+version=$(cat "$pristine/VERSION")
+
+# The overlay: every QEMU-side file of the project, at its path in QEMU's tree.
+overlay_list() {
+    local d dirs=()
+    for d in hw include tests/qtest configs/devices; do
+        [ -d "$SMMULAB_ROOT/$d" ] && dirs+=("$d")
+    done
+    [ ${#dirs[@]} -gt 0 ] || return 0
+    (cd "$SMMULAB_ROOT" && find "${dirs[@]}" -type f ! -name '*~' ! -name '.*' | \
+        LC_ALL=C sort)
+}
+
+shopt -s nullglob
+patches=("$SMMULAB_ROOT"/patches/qemu/*.patch)
+shopt -u nullglob
+stamp="$pristine $version $(files_hash "${patches[@]}")"
+
+if [ "$(cat "$W/.smmulab-stamp" 2>/dev/null)" != "$stamp" ]; then
+    log "preparing work tree from QEMU $version ($pristine)"
+    rm -f "$W/.smmulab-stamp" "$W/.smmulab-overlay"
+    # --checksum and no time preservation: only files whose content differs
+    # are rewritten, and they get a new mtime, so ninja rebuilds just them.
+    rsync -r --links --perms --checksum --delete \
+        --exclude=/.smmulab-stamp --exclude=/.git "$pristine/" "$W/"
+    for p in "${patches[@]}"; do
+        name=${p#"$SMMULAB_ROOT"/}
+        if ! patch -d "$W" -p1 --batch --forward --dry-run <"$p" >"$LOGS/qemu-patch.log" 2>&1; then
+            cat "$LOGS/qemu-patch.log" >&2
+            die "$name does not apply to QEMU $version; log: $LOGS/qemu-patch.log"
+        fi
+        patch -d "$W" -p1 --batch --forward --quiet <"$p"
+        log "applied $name"
+    done
+    # Debian's source package strips the firmware blobs configure expects.
+    for fd in edk2-aarch64-code edk2-arm-code edk2-arm-vars edk2-i386-code \
+              edk2-i386-secure-code edk2-i386-vars edk2-x86_64-code \
+              edk2-x86_64-secure-code edk2-riscv-code edk2-riscv-vars \
+              edk2-loongarch64-code edk2-loongarch64-vars; do
+        [ -e "$W/pc-bios/$fd.fd.bz2" ] || : >"$W/pc-bios/$fd.fd.bz2"
+    done
+    echo "$stamp" >"$W/.smmulab-stamp"
+fi
+
+# Copy overlay files whose content changed; restore files a previous overlay
+# brought in that the project no longer has.
+new_overlay=$(overlay_list)
+if [ -f "$W/.smmulab-overlay" ]; then
+    comm -23 "$W/.smmulab-overlay" <(echo "$new_overlay") | while read -r f; do
+        if [ -f "$pristine/$f" ]; then
+            cp "$pristine/$f" "$W/$f"
+        else
+            rm -f "$W/$f"
+        fi
+        log "overlay: removed $f"
+    done
+fi
+ncopied=0
+while read -r f; do
+    [ -n "$f" ] || continue
+    if ! cmp -s "$SMMULAB_ROOT/$f" "$W/$f"; then
+        mkdir -p "$(dirname "$W/$f")"
+        cp "$SMMULAB_ROOT/$f" "$W/$f"
+        ncopied=$((ncopied + 1))
+    fi
+done <<<"$new_overlay"
+echo "$new_overlay" >"$W/.smmulab-overlay"
+[ $ncopied = 0 ] || log "overlay: $ncopied file(s) updated"
+
+if command -v ccache >/dev/null && [ "${SMMULAB_CCACHE:-1}" = 1 ]; then
+    export CCACHE_DIR=${CCACHE_DIR:-$SMMULAB_CACHE/ccache}
+    export CCACHE_BASEDIR=$B
+    export CCACHE_NOHASHDIR=1
+    cc="ccache gcc"
+else
+    cc=gcc
+fi
+
+configure_args=(
+    --target-list=aarch64-softmmu
+    --python=/usr/bin/python3
+    --disable-download
+    --without-default-features
+    --without-default-devices
+    --with-devices-aarch64=smmulab
+    --enable-fdt=system
+    --enable-trace-backends=log
+    --disable-docs
+    --disable-install-blobs
+    --disable-werror
+    --disable-rust
+    --disable-user
+    --with-pkgversion=smmulab
+)
+cfg_stamp="$cc ${configure_args[*]} ${SMMULAB_QEMU_CONFIGURE:-}"
+if [ ! -f "$O/build.ninja" ] || [ "$(cat "$O/.smmulab-configure" 2>/dev/null)" != "$cfg_stamp" ]; then
+    log "configuring (aarch64-softmmu, minimal features)"
+    rm -rf "$O"
+    mkdir -p "$O"
+    # shellcheck disable=SC2086
+    (cd "$O" && run_logged "$LOGS/qemu-configure.log" "QEMU configure" \
+        "$W/configure" --cc="$cc" "${configure_args[@]}" ${SMMULAB_QEMU_CONFIGURE:-})
+    echo "$cfg_stamp" >"$O/.smmulab-configure"
+fi
+
+ninja_progress "$LOGS/qemu-build.log" "building QEMU (${targets[*]})" -C "$O" -j "$SMMULAB_JOBS" "${targets[@]}"
+ln -sfn qemu/build/qemu-system-aarch64 "$B/qemu-system-aarch64"

@@ -1,0 +1,113 @@
+#!/bin/bash
+# Install what smmulab needs on Debian 12 (bookworm), as root, from Debian's
+# archive only.  Idempotent: prints what it installs, nothing when all is there.
+#
+#   scripts/deps.sh            everything (QEMU build, kernel build, host tools)
+#
+# Adds two apt sources when missing:
+#   - bookworm-backports (deb): meson >= 1.5 and python3-pycotap for QEMU 10
+#   - trixie (deb-src only): Debian's source package of QEMU 10.0.x
+set -euo pipefail
+
+log() { echo "smmulab-deps: $*"; }
+die() { echo "smmulab-deps: error: $*" >&2; exit 1; }
+
+APT_PKGS=(
+    # QEMU build
+    build-essential ninja-build pkg-config libglib2.0-dev libpixman-1-dev
+    libfdt-dev zlib1g-dev python3-venv python3-setuptools flex bison
+    dpkg-dev rsync ccache xz-utils bzip2 patch git
+    # guest kernel and userspace
+    gcc-aarch64-linux-gnu libc6-dev-arm64-cross bc libssl-dev libelf-dev
+    cpio kmod linux-source-6.12
+    # host runner and tests
+    libjson-glib-dev
+)
+BPO_PKGS=(meson python3-pycotap)
+
+if [ "$(id -u)" != 0 ]; then
+    missing=$(dpkg-query -W -f='${Status} ${Package}\n' "${APT_PKGS[@]}" \
+        "${BPO_PKGS[@]}" 2>/dev/null | grep -vc '^install ok installed' || true)
+    if [ "${missing:-0}" = 0 ] && command -v meson >/dev/null; then
+        exit 0
+    fi
+    die "missing build dependencies and not root; run 'sudo $0'"
+fi
+
+if ! grep -q '^ID=debian' /etc/os-release || \
+   ! grep -q 'VERSION_CODENAME=bookworm' /etc/os-release; then
+    log "warning: not Debian 12 (bookworm); package names may differ"
+fi
+
+need_update=0
+src=/etc/apt/sources.list.d/smmulab.sources
+if [ ! -f "$src" ]; then
+    log "adding apt sources $src (bookworm-backports deb, trixie deb-src)"
+    cat > "$src" <<'SRC'
+# Added by smmulab scripts/deps.sh
+Types: deb
+URIs: http://deb.debian.org/debian
+Suites: bookworm-backports
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+
+Types: deb-src
+URIs: http://deb.debian.org/debian
+Suites: trixie
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+SRC
+    need_update=1
+fi
+# Never let trixie binaries in: only its sources are wanted.
+if [ ! -f /etc/apt/preferences.d/smmulab ]; then
+    cat > /etc/apt/preferences.d/smmulab <<'PREF'
+Package: *
+Pin: release n=trixie
+Pin-Priority: 1
+PREF
+fi
+
+installed() {
+    dpkg-query -W -f='${Status}\n' "$1" 2>/dev/null | grep -q '^install ok installed'
+}
+
+missing=()
+for p in "${APT_PKGS[@]}"; do
+    installed "$p" || missing+=("$p")
+done
+bpo_missing=()
+for p in "${BPO_PKGS[@]}"; do
+    installed "$p" || bpo_missing+=("$p")
+done
+# meson from bookworm itself is 1.0: too old for QEMU 10.
+if installed meson; then
+    v=$(dpkg-query -W -f='${Version}' meson)
+    if dpkg --compare-versions "$v" lt 1.5; then
+        bpo_missing+=(meson)
+    fi
+fi
+
+if [ ${#missing[@]} = 0 ] && [ ${#bpo_missing[@]} = 0 ] && [ $need_update = 0 ]; then
+    exit 0
+fi
+
+export DEBIAN_FRONTEND=noninteractive
+lists_age=$(( $(date +%s) - $(stat -c %Y /var/lib/apt/lists 2>/dev/null || echo 0) ))
+if [ $need_update = 1 ] || [ "$lists_age" -gt 86400 ] || \
+   ! ls /var/lib/apt/lists/*trixie*Sources* >/dev/null 2>&1; then
+    log "apt-get update"
+    apt-get update -qq || die "apt-get update failed"
+fi
+if [ ${#missing[@]} != 0 ]; then
+    log "installing: ${missing[*]}"
+    apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null \
+        || die "apt-get install ${missing[*]} failed"
+fi
+if [ ${#bpo_missing[@]} != 0 ]; then
+    log "installing from bookworm-backports: ${bpo_missing[*]}"
+    apt-get install -y -qq --no-install-recommends -t bookworm-backports \
+        "${bpo_missing[@]}" >/dev/null \
+        || die "apt-get install -t bookworm-backports ${bpo_missing[*]} failed"
+fi
+log "dependencies installed"

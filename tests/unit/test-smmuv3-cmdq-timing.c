@@ -1,0 +1,256 @@
+/*
+ * Host unit tests of hw/arm/smmuv3-cmdq-timing.c (no QEMU needed)
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#include <glib.h>
+
+#include "hw/arm/smmuv3-cmdq-timing.h"
+
+static SMMUCmdqCmdInfo cmd(uint8_t opcode)
+{
+    SMMUCmdqCmdInfo c = { .opcode = opcode };
+
+    return c;
+}
+
+static SMMUCmdqCmdInfo tlbi_range(uint8_t num, uint8_t scale)
+{
+    SMMUCmdqCmdInfo c = {
+        .opcode = SMMU_CMDQ_OP_TLBI_NH_VA, .range = true, .tg = 1,
+        .num = num, .scale = scale,
+    };
+
+    return c;
+}
+
+/* SplitMix64 reference values for seed 0 (Vigna's splitmix64.c) */
+static void test_prng_reference(void)
+{
+    SMMUCmdqPrng p;
+
+    smmu_cmdq_prng_seed(&p, 0);
+    g_assert_cmphex(smmu_cmdq_prng_next(&p), ==, 0xe220a8397b1dcdafULL);
+    g_assert_cmphex(smmu_cmdq_prng_next(&p), ==, 0x6e789e6aa1b965f4ULL);
+    g_assert_cmphex(smmu_cmdq_prng_next(&p), ==, 0x06c45d188009454fULL);
+}
+
+static void test_prng_same_seed(void)
+{
+    SMMUCmdqPrng a, b, c;
+    bool differ = false;
+    int i;
+
+    smmu_cmdq_prng_seed(&a, 42);
+    smmu_cmdq_prng_seed(&b, 42);
+    smmu_cmdq_prng_seed(&c, 43);
+    for (i = 0; i < 1000; i++) {
+        uint64_t x = smmu_cmdq_prng_next(&a);
+
+        g_assert_cmpuint(x, ==, smmu_cmdq_prng_next(&b));
+        differ |= x != smmu_cmdq_prng_next(&c);
+    }
+    g_assert_true(differ);
+}
+
+static void test_prng_below(void)
+{
+    SMMUCmdqPrng p;
+    unsigned hist[10] = { 0 };
+    int i;
+
+    smmu_cmdq_prng_seed(&p, 7);
+    g_assert_cmpuint(smmu_cmdq_prng_below(&p, 0), ==, 0);
+    g_assert_cmpuint(smmu_cmdq_prng_below(&p, 1), ==, 0);
+    for (i = 0; i < 100000; i++) {
+        uint64_t v = smmu_cmdq_prng_below(&p, 10);
+
+        g_assert_cmpuint(v, <, 10);
+        hist[v]++;
+    }
+    /* uniform: each bucket within 5% of 10000 */
+    for (i = 0; i < 10; i++) {
+        g_assert_cmpuint(hist[i], >, 9500);
+        g_assert_cmpuint(hist[i], <, 10500);
+    }
+    /* the largest bound works and stays in range */
+    for (i = 0; i < 100; i++) {
+        g_assert_cmpuint(smmu_cmdq_prng_below(&p, UINT64_MAX), <, UINT64_MAX);
+    }
+}
+
+static void test_classify(void)
+{
+    g_assert_cmpint(smmu_cmdq_classify(0x46), ==, SMMU_CMDQ_CLASS_SYNC);
+    g_assert_cmpint(smmu_cmdq_classify(0x03), ==, SMMU_CMDQ_CLASS_CFGI);
+    g_assert_cmpint(smmu_cmdq_classify(0x04), ==, SMMU_CMDQ_CLASS_CFGI);
+    g_assert_cmpint(smmu_cmdq_classify(0x05), ==, SMMU_CMDQ_CLASS_CFGI);
+    g_assert_cmpint(smmu_cmdq_classify(0x06), ==, SMMU_CMDQ_CLASS_CFGI);
+    g_assert_cmpint(smmu_cmdq_classify(0x12), ==, SMMU_CMDQ_CLASS_TLBI_ADDR);
+    g_assert_cmpint(smmu_cmdq_classify(0x13), ==, SMMU_CMDQ_CLASS_TLBI_ADDR);
+    g_assert_cmpint(smmu_cmdq_classify(0x2a), ==, SMMU_CMDQ_CLASS_TLBI_ADDR);
+    g_assert_cmpint(smmu_cmdq_classify(0x11), ==, SMMU_CMDQ_CLASS_OTHER);
+    g_assert_cmpint(smmu_cmdq_classify(0x30), ==, SMMU_CMDQ_CLASS_OTHER);
+    g_assert_cmpint(smmu_cmdq_classify(0x01), ==, SMMU_CMDQ_CLASS_OTHER);
+    g_assert_cmpint(smmu_cmdq_classify(0xff), ==, SMMU_CMDQ_CLASS_OTHER);
+}
+
+static void test_cost_kinds(void)
+{
+    SMMUCmdqCosts c = {
+        .cmd_ns = 1000, .sync_ns = 200, .cfgi_ns = 30, .tlbi_page_ns = 4,
+    };
+    SMMUCmdqPrng p;
+    SMMUCmdqCmdInfo sync = cmd(0x46), cfgi = cmd(0x03), va = cmd(0x12);
+    SMMUCmdqCmdInfo other = cmd(0x11), rng = tlbi_range(3, 2);
+
+    smmu_cmdq_prng_seed(&p, 0);
+    g_assert_true(smmu_cmdq_costs_timed(&c));
+    g_assert_cmpuint(smmu_cmdq_cost(&c, &p, &sync, true), ==, 1200);
+    g_assert_cmpuint(smmu_cmdq_cost(&c, &p, &cfgi, true), ==, 1030);
+    g_assert_cmpuint(smmu_cmdq_cost(&c, &p, &va, true), ==, 1004);
+    g_assert_cmpuint(smmu_cmdq_cost(&c, &p, &other, true), ==, 1000);
+    /* (NUM + 1) << SCALE = 4 << 2 = 16 pages with RIL, 1 without */
+    g_assert_cmpuint(smmu_cmdq_cost(&c, &p, &rng, true), ==, 1000 + 16 * 4);
+    g_assert_cmpuint(smmu_cmdq_cost(&c, &p, &rng, false), ==, 1000 + 4);
+    /* no jitter: the generator does not move */
+    g_assert_cmpuint(p.state, ==, 0);
+}
+
+static void test_tlbi_pages(void)
+{
+    SMMUCmdqCmdInfo va = cmd(0x12);
+    SMMUCmdqCmdInfo r0 = tlbi_range(0, 0), rmax = tlbi_range(31, 31);
+
+    g_assert_cmpuint(smmu_cmdq_tlbi_pages(&va, true), ==, 1);
+    g_assert_cmpuint(smmu_cmdq_tlbi_pages(&r0, true), ==, 1);
+    g_assert_cmpuint(smmu_cmdq_tlbi_pages(&rmax, true), ==, 32ULL << 31);
+    g_assert_cmpuint(smmu_cmdq_tlbi_pages(&rmax, false), ==, 1);
+}
+
+static void test_cost_jitter(void)
+{
+    SMMUCmdqCosts c = { .cmd_ns = 100, .jitter_ns = 50 };
+    SMMUCmdqCmdInfo x = cmd(0x46);
+    SMMUCmdqPrng p, q;
+    uint64_t min = UINT64_MAX, max = 0;
+    int i;
+
+    g_assert_true(smmu_cmdq_costs_timed(&c));
+    smmu_cmdq_prng_seed(&p, 1234);
+    smmu_cmdq_prng_seed(&q, 1234);
+    for (i = 0; i < 10000; i++) {
+        uint64_t a = smmu_cmdq_cost(&c, &p, &x, true);
+
+        g_assert_cmpuint(a, ==, smmu_cmdq_cost(&c, &q, &x, true));
+        min = MIN(min, a);
+        max = MAX(max, a);
+    }
+    g_assert_cmpuint(min, ==, 100);
+    g_assert_cmpuint(max, ==, 149);
+}
+
+static void test_cost_saturates(void)
+{
+    SMMUCmdqCosts c = {
+        .cmd_ns = UINT64_MAX - 10, .sync_ns = 100, .tlbi_page_ns = UINT64_MAX / 2,
+        .jitter_ns = UINT64_MAX,
+    };
+    SMMUCmdqCmdInfo sync = cmd(0x46), rng = tlbi_range(31, 31);
+    SMMUCmdqPrng p;
+    SMMUCmdqCosts zero = { 0 };
+
+    smmu_cmdq_prng_seed(&p, 0);
+    g_assert_false(smmu_cmdq_costs_timed(&zero));
+    g_assert_cmpuint(smmu_cmdq_cost(&c, &p, &sync, true), ==, UINT64_MAX);
+    g_assert_cmpuint(smmu_cmdq_cost(&c, &p, &rng, true), ==, UINT64_MAX);
+}
+
+static void test_retire_time(void)
+{
+    g_assert_cmpint(smmu_cmdq_retire_time(0, 0), ==, 0);
+    g_assert_cmpint(smmu_cmdq_retire_time(1000, 50000), ==, 51000);
+    g_assert_cmpint(smmu_cmdq_retire_time(INT64_MAX - 5, 5), ==, INT64_MAX);
+    g_assert_cmpint(smmu_cmdq_retire_time(INT64_MAX - 5, 6), ==, INT64_MAX);
+    g_assert_cmpint(smmu_cmdq_retire_time(1, UINT64_MAX), ==, INT64_MAX);
+    g_assert_cmpint(smmu_cmdq_retire_time(INT64_MAX, 0), ==, INT64_MAX);
+}
+
+static void test_queue_wrap(void)
+{
+    const uint8_t l2 = 7; /* 128 entries */
+    uint32_t prod = 0, cons = 0;
+    int i;
+
+    g_assert_cmpuint(smmu_cmdq_pending(0, 0, l2), ==, 0);
+    g_assert_false(smmu_cmdq_is_full(0, 0, l2));
+    for (i = 0; i < 128; i++) {
+        prod = smmu_cmdq_index_incr(prod, l2);
+    }
+    g_assert_cmphex(prod, ==, 0x80); /* index 0, wrap flag set */
+    g_assert_cmpuint(smmu_cmdq_pending(prod, cons, l2), ==, 128);
+    g_assert_true(smmu_cmdq_is_full(prod, cons, l2));
+    for (i = 0; i < 100; i++) {
+        cons = smmu_cmdq_index_incr(cons, l2);
+    }
+    g_assert_cmpuint(smmu_cmdq_pending(prod, cons, l2), ==, 28);
+    for (i = 0; i < 50; i++) {
+        prod = smmu_cmdq_index_incr(prod, l2);
+    }
+    g_assert_cmphex(prod, ==, 0x80 | 50);
+    g_assert_cmpuint(smmu_cmdq_pending(prod, cons, l2), ==, 78);
+    for (i = 0; i < 78; i++) {
+        cons = smmu_cmdq_index_incr(cons, l2);
+    }
+    g_assert_cmphex(cons, ==, prod);
+    g_assert_cmpuint(smmu_cmdq_pending(prod, cons, l2), ==, 0);
+    /* the wrap flag flips back to 0 after a second lap */
+    g_assert_cmphex(smmu_cmdq_index_incr(0xff, l2), ==, 0x00);
+    /* bits above the wrap flag (CONS.ERR) are kept */
+    g_assert_cmphex(smmu_cmdq_index_incr(0x01000005, l2), ==, 0x01000006);
+    /* the largest queue */
+    g_assert_cmpuint(smmu_cmdq_pending(1U << 19, 0, 19), ==, 1U << 19);
+    g_assert_cmpuint(smmu_cmdq_pending(5, (1U << 19) | 7, 19),
+                     ==, (1U << 19) - 2);
+}
+
+static void test_stats(void)
+{
+    SMMUCmdqStats st;
+    SMMUCmdqCmdInfo sync = cmd(0x46), va = cmd(0x12);
+
+    smmu_cmdq_stats_reset(&st);
+    smmu_cmdq_stats_retire(&st, &va, 0, 50000, 50000, 1);
+    smmu_cmdq_stats_retire(&st, &sync, 50000, 50000, 100000, 0);
+    smmu_cmdq_stats_retire(&st, &sync, 10, 70, 80, 0);
+    smmu_cmdq_stats_pending(&st, 2);
+    smmu_cmdq_stats_pending(&st, 1);
+    g_assert_cmpuint(st.retired, ==, 3);
+    g_assert_cmpuint(st.syncs, ==, 2);
+    g_assert_cmpuint(st.opcodes[0x46], ==, 2);
+    g_assert_cmpuint(st.opcodes[0x12], ==, 1);
+    g_assert_cmpuint(st.max_sync_wait_ns, ==, 100000);
+    g_assert_cmpuint(st.total_sync_wait_ns, ==, 100080);
+    g_assert_cmpuint(st.max_queued_ns, ==, 50000);
+    g_assert_cmpuint(st.busy_ns, ==, 100070);
+    g_assert_cmpuint(st.tlbi_pages, ==, 1);
+    g_assert_cmpuint(st.max_pending, ==, 2);
+}
+
+int main(int argc, char **argv)
+{
+    g_test_init(&argc, &argv, NULL);
+    g_test_add_func("/smmuv3-cmdq-timing/prng/reference", test_prng_reference);
+    g_test_add_func("/smmuv3-cmdq-timing/prng/same-seed", test_prng_same_seed);
+    g_test_add_func("/smmuv3-cmdq-timing/prng/below", test_prng_below);
+    g_test_add_func("/smmuv3-cmdq-timing/classify", test_classify);
+    g_test_add_func("/smmuv3-cmdq-timing/cost/kinds", test_cost_kinds);
+    g_test_add_func("/smmuv3-cmdq-timing/cost/tlbi-pages", test_tlbi_pages);
+    g_test_add_func("/smmuv3-cmdq-timing/cost/jitter", test_cost_jitter);
+    g_test_add_func("/smmuv3-cmdq-timing/cost/saturates", test_cost_saturates);
+    g_test_add_func("/smmuv3-cmdq-timing/retire-time", test_retire_time);
+    g_test_add_func("/smmuv3-cmdq-timing/queue-wrap", test_queue_wrap);
+    g_test_add_func("/smmuv3-cmdq-timing/stats", test_stats);
+    return g_test_run();
+}
