@@ -38,6 +38,12 @@ static bool cmdq_err_pending(SMMUv3State *s)
     return FIELD_EX32(s->gerror ^ s->gerrorn, GERROR, CMDQ_ERR);
 }
 
+/* CONS or PROD without the ERR field: index and wrap flag */
+static uint32_t cmdq_pos(SMMUQueue *q, uint32_t val)
+{
+    return val & ((2U << q->log2size) - 1);
+}
+
 static uint32_t cmdq_pending(SMMUv3State *s)
 {
     return smmu_cmdq_pending(s->cmdq.prod, s->cmdq.cons, s->cmdq.log2size);
@@ -107,16 +113,16 @@ static void cmdq_advance(SMMUv3State *s, int64_t now)
     SMMUQueue *q = &s->cmdq;
 
     while (e->busy && e->head_due <= now) {
-        uint32_t before = q->cons;
+        uint32_t before = cmdq_pos(q, q->cons);
         int64_t t = e->head_due;
 
-        if (q->cons != e->head_cons) {
+        if (before != cmdq_pos(q, e->head_cons)) {
             /* The guest moved CONS under us: restart from the new head */
             cmdq_start_head(s, t);
             continue;
         }
         smmuv3_cmdq_consume(s, 1);
-        if (q->cons == before) {
+        if (cmdq_pos(q, q->cons) == before) {
             /* Disabled, CMDQ_ERR pending, or this command failed */
             cmdq_stop(s);
             return;
