@@ -3,6 +3,7 @@
 #   make run      build, then run the main job (the default scenario + report)
 #   make check    build, then run every test
 #   make build    build QEMU, the guest kernel and tools
+#   make bench-unmap  the model's guest evidence: unmap latency vs model time
 #   make clean    remove build/ (caches in ~/.cache/smmulab stay)
 #
 # Variables: QEMU_SRC=DIR|TARBALL (QEMU 10.0.x source of your own),
@@ -12,7 +13,7 @@ BUILD ?= build
 MESON ?= meson
 export QEMU_SRC LINUX_SRC SMMULAB_JOBS SMMULAB_CACHE
 
-.PHONY: all build deps run check clean
+.PHONY: all build deps run check bench-unmap clean
 
 all: build
 
@@ -31,6 +32,10 @@ run: build
 check: build
 	@$(MESON) test -C $(BUILD) --print-errorlogs $(TESTARGS); rc=$$?; \
 	  scripts/test-summary.py $(BUILD)/meson-logs/testlog.json && exit $$rc
+
+# Guest evidence of the model's timing (docs/model.md)
+bench-unmap: build
+	scripts/bench-unmap-latency.sh $(BUILD)
 
 clean:
 	rm -rf $(BUILD)

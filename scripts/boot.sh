@@ -11,6 +11,8 @@
 #     -m MEM       guest memory (default 512M)
 #     -k IMAGE     kernel Image (default: DIR/guest/Image)
 #     -l LOG       console log (default: DIR/logs/boot.log)
+#     -S FILE      write the model's cmdq-stats (JSON, read over QMP after
+#                  the guest powers off) to FILE
 #     -q           do not echo the console
 #
 # Exit status: 0 the guest ran its workload and powered off (RESULT
@@ -29,7 +31,8 @@ mem=512M
 kernel=""
 logf=""
 quiet=0
-while getopts "b:a:s:t:c:m:k:l:q" opt; do
+statsf=""
+while getopts "b:a:s:t:c:m:k:l:S:q" opt; do
     case $opt in
     b) B=$OPTARG ;;
     a) append="$append $OPTARG" ;;
@@ -39,6 +42,7 @@ while getopts "b:a:s:t:c:m:k:l:q" opt; do
     m) mem=$OPTARG ;;
     k) kernel=$OPTARG ;;
     l) logf=$OPTARG ;;
+    S) statsf=$OPTARG ;;
     q) quiet=1 ;;
     *) sed -n '2,/^set -e/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 4 ;;
     esac
@@ -60,23 +64,41 @@ cmd=("$qemu" -M virt,iommu=smmuv3,gic-version=3 -cpu cortex-a57
      -smp "$cpus" -m "$mem" -accel tcg,thread=multi
      -display none -monitor none -serial stdio -net none -no-reboot
      -kernel "$kernel" -initrd "$initrd"
-     -append "console=ttyAMA0 panic=-1 loglevel=6$append"
+     -append "console=ttyAMA0 panic=-1 loglevel=7$append"
      -device virtio-rng-pci)
 for p in "${props[@]}"; do
     cmd+=(-global "arm-smmuv3.$p")
 done
 cmd+=("$@")
+if [ -n "$statsf" ]; then
+    stats_tool=$B/runner/smmulab-stats
+    [ -x "$stats_tool" ] || die "$stats_tool missing; build first (make build)"
+    qmp_sock=$(mktemp -u "${TMPDIR:-/tmp}/smmulab-qmp.XXXXXX")
+    # -no-shutdown: the guest's power-off stops QEMU without ending it, so
+    # the counters can still be read; smmulab-stats then ends QEMU.
+    cmd+=(-qmp "unix:$qmp_sock,server=on,wait=off" -no-shutdown)
+    mkdir -p "$(dirname "$statsf")"
+fi
 printf '%q ' "${cmd[@]}" >"${logf%.log}.cmdline"
 echo >>"${logf%.log}.cmdline"
 
 start=$(date +%s.%N)
 set +e
+if [ -n "$statsf" ]; then
+    "$stats_tool" --qmp "$qmp_sock" --wait-shutdown "$timeout" --quit \
+        >"$statsf" 2>"$statsf.err" &
+    stats_pid=$!
+fi
 if [ $quiet = 1 ]; then
     timeout --kill-after=5 "$timeout" "${cmd[@]}" </dev/null >"$logf" 2>&1
     rc=$?
 else
     timeout --kill-after=5 "$timeout" "${cmd[@]}" </dev/null 2>&1 | tee "$logf"
     rc=${PIPESTATUS[0]}
+fi
+if [ -n "$statsf" ]; then
+    wait "$stats_pid" || log "warning: no model counters: $(cat "$statsf.err")"
+    rm -f "$qmp_sock" "$statsf.err"
 fi
 set -e
 secs=$(echo "$(date +%s.%N) - $start" | bc)

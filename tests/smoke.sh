@@ -23,7 +23,7 @@ check() {
     fi
 }
 check "arm-smmu-v3 probed" 'arm-smmu-v3 [^ ]+: ias [0-9]+-bit, oas [0-9]+-bit'
-check "device joined an IOMMU group" 'pci [0-9a-f:.]+: Adding to iommu group [0-9]+'
+check "device joined an IOMMU group" '[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]: Adding to iommu group [0-9]+'
 check "benchmark produced results" \
     '^RESULT workload=dma-bench .*map_mean_ns=[1-9][0-9]* .*unmap_mean_ns=[1-9][0-9]*'
 check "guest powered off cleanly" '^RESULT status=ok'

@@ -147,12 +147,20 @@ static void cmdq_timer_cb(void *opaque)
     cmdq_advance(s, cmdq_now());
 }
 
+/*
+ * Start of a register access: the guest observes one virtual instant per
+ * access, so take the time once, and first retire what is due by then.
+ */
 void smmuv3_cmdq_mmio_enter(SMMUv3State *s)
 {
     SMMUv3CmdqEngine *e = &s->cmdq_engine;
 
+    if (!e->timed) {
+        return;
+    }
+    e->access_ns = cmdq_now();
     if (e->busy) {
-        cmdq_advance(s, cmdq_now());
+        cmdq_advance(s, e->access_ns);
     }
 }
 
@@ -169,7 +177,7 @@ void smmuv3_cmdq_kick(SMMUv3State *s)
         smmuv3_cmdq_consume(s, UINT32_MAX);
         return;
     }
-    now = cmdq_now();
+    now = e->access_ns;
     cmdq_advance(s, now);
     if (!smmuv3_cmdq_enabled(s) || cmdq_err_pending(s)) {
         cmdq_stop(s);
@@ -190,9 +198,9 @@ void smmuv3_cmdq_prod_written(SMMUv3State *s, uint32_t old_prod)
 
     e->stats.prod_writes++;
     if (e->timed) {
-        int64_t now = cmdq_now();
+        int64_t now = e->access_ns;
 
-        /* Entries old_prod..prod-1 became visible now */
+        /* Entries old_prod..prod-1 became visible at this access */
         added = smmu_cmdq_pending(q->prod, old_prod, q->log2size);
         idx_mask = (1U << q->log2size) - 1;
         for (i = 0; i < added; i++) {

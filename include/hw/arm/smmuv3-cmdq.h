@@ -46,6 +46,9 @@ typedef struct SMMUv3CmdqEngine {
     uint64_t head_pages;
     SMMUCmdqCmdInfo head;
 
+    /* Virtual time of the register access being handled */
+    int64_t access_ns;
+
     SMMUCmdqStats stats;
 } SMMUv3CmdqEngine;
 
