@@ -1,7 +1,8 @@
 #!/bin/bash
 # Build smmulab's guest kernel: Linux 6.12 (scripts/linux-src.sh) with the
 # patch series patches/linux/*.patch, for arm64, from tinyconfig plus
-# guest/kernel.config.  Result: BUILDDIR/guest/Image.
+# guest/kernel.config.  Results: BUILDDIR/guest/Image and the project's
+# module BUILDDIR/guest/smmulab_bench.ko (guest/module/).
 #
 #   scripts/build-kernel.sh BUILDDIR
 #
@@ -99,6 +100,21 @@ fi
 
 log "building Image (log: $LOGS/kernel-build.log)"
 run_logged "$LOGS/kernel-build.log" "kernel build" "${kmake[@]}" -j"$SMMULAB_JOBS" Image modules
-cp "$O/arch/arm64/boot/Image" "$B/guest/Image.tmp"
-mv "$B/guest/Image.tmp" "$B/guest/Image"
+# Copy only what changed, so that what depends on it is not rebuilt
+install_if_changed() {
+    cmp -s "$1" "$2" || { cp "$1" "$2.tmp" && mv "$2.tmp" "$2"; }
+}
+install_if_changed "$O/arch/arm64/boot/Image" "$B/guest/Image"
 log "$B/guest/Image ($(stat -c %s "$B/guest/Image") bytes)"
+
+# The project's benchmark module, built out of tree against this kernel.
+# Kbuild writes next to the sources, so build a copy.
+M=$B/guest/module
+mkdir -p "$M"
+for f in "$SMMULAB_ROOT"/guest/module/*; do
+    cmp -s "$f" "$M/$(basename "$f")" || cp "$f" "$M/"
+done
+run_logged "$LOGS/module-build.log" "smmulab_bench module build" \
+    "${kmake[@]}" M="$M" modules
+install_if_changed "$M/smmulab_bench.ko" "$B/guest/smmulab_bench.ko"
+log "$B/guest/smmulab_bench.ko"

@@ -18,6 +18,7 @@
 #include <sys/mount.h>
 #include <sys/reboot.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "smmulab-guest.h"
 
@@ -50,6 +51,14 @@ const char *param_str(const char *key)
 	return NULL;
 }
 
+uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
 /* smmulab.KEY as an unsigned number in [min, max], or dflt when absent. */
 unsigned long param_ulong(const char *key, unsigned long dflt,
 			  unsigned long min, unsigned long max)
@@ -66,6 +75,38 @@ unsigned long param_ulong(const char *key, unsigned long dflt,
 		fail("smmulab.%s=%s is not a number", key, s);
 	if (v < min || v > max)
 		fail("smmulab.%s=%s is out of range %lu..%lu", key, s, min, max);
+	return v;
+}
+
+uint64_t param_size(const char *key, uint64_t dflt, uint64_t min, uint64_t max)
+{
+	const char *s = param_str(key);
+	unsigned long long v;
+	char *end;
+
+	if (!s)
+		return dflt;
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || end == s || s[0] == '-')
+		fail("smmulab.%s=%s is not a size", key, s);
+	switch (*end) {
+	case 'G': case 'g':
+		v <<= 10;
+		/* fall through */
+	case 'M': case 'm':
+		v <<= 10;
+		/* fall through */
+	case 'K': case 'k':
+		v <<= 10;
+		end++;
+		break;
+	}
+	if (*end)
+		fail("smmulab.%s=%s is not a size (suffixes: K, M, G)", key, s);
+	if (v < min || v > max)
+		fail("smmulab.%s=%s is out of range %llu..%llu bytes", key, s,
+		     (unsigned long long)min, (unsigned long long)max);
 	return v;
 }
 
@@ -95,6 +136,22 @@ void fail(const char *fmt, ...)
 	poweroff();
 }
 
+/* The workload cannot run here: say why, and power off. */
+void skip(const char *fmt, ...)
+{
+	va_list ap;
+
+	fflush(stdout);
+	printf("SMMULAB: skipped: ");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	kernel_log_report();
+	printf("RESULT status=skipped\n");
+	poweroff();
+}
+
 void info(const char *fmt, ...)
 {
 	va_list ap;
@@ -117,6 +174,12 @@ static void mount_fs(const char *src, const char *dir, const char *type)
 static const struct workload workloads[] = {
 	{ "dma-bench", "kernel dma_map_benchmark on a PCI device behind the SMMU",
 	  workload_dma_bench },
+	{ "map-unmap", "threads mapping and unmapping DMA buffers (smmulab_bench)",
+	  workload_map_unmap },
+	{ "unmap-storm", "every CPU maps then unmaps large buffers in chunks (smmulab_bench)",
+	  workload_unmap_storm },
+	{ "probe-storm", "SR-IOV PFs enable their VFs at once; VF IOMMU probe time",
+	  workload_probe_storm },
 	{ "none", "boot, report and power off", NULL },
 };
 

@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * smmulab guest init: the "map-unmap" and "unmap-storm" workloads, run by
+ * the project's smmulab_bench module (guest/module/).
+ *
+ * map-unmap    smmulab.threads (default: one per CPU), smmulab.seconds,
+ *              smmulab.size (bytes per mapping, K/M/G suffixes; 4K)
+ * unmap-storm  the same, with smmulab.size the chunk (default 2M) and
+ *              smmulab.total what each thread maps before unmapping it all
+ *              (default 64M)
+ *
+ * Results: ops/s in total and per thread, and the latency mean, p50, p99,
+ * p99.9 and max of map and of unmap.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+
+#include "smmulab-guest.h"
+#include "hist.h"
+#include "../module/smmulab_bench.h"
+
+#define BENCH_MODULE "/lib/modules/smmulab_bench.ko"
+#define BENCH_DEBUGFS "/sys/kernel/debug/smmulab_bench"
+
+static void load_module(void)
+{
+	int fd;
+
+	if (access(BENCH_DEBUGFS, F_OK) == 0)
+		return;
+	fd = open(BENCH_MODULE, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		skip("this workload needs the smmulab_bench module, and %s is missing",
+		     BENCH_MODULE);
+	if (syscall(SYS_finit_module, fd, "", 0) && errno != EEXIST) {
+		int err = errno;
+
+		close(fd);
+		skip("this workload needs the smmulab_bench module, which this kernel refuses: %s (build guest/module against your kernel)",
+		     strerror(err));
+	}
+	close(fd);
+}
+
+static void print_latency(const char *what, const uint64_t *hist,
+			  uint64_t sum, uint64_t max)
+{
+	uint64_t n = hist_count(hist);
+
+	printf(" %s_mean_ns=%llu %s_p50_ns=%llu %s_p99_ns=%llu %s_p999_ns=%llu %s_max_ns=%llu",
+	       what, (unsigned long long)(n ? sum / n : 0),
+	       what, (unsigned long long)hist_percentile(hist, 500, max),
+	       what, (unsigned long long)hist_percentile(hist, 990, max),
+	       what, (unsigned long long)hist_percentile(hist, 999, max),
+	       what, (unsigned long long)max);
+}
+
+static void run_bench(const char *name, uint32_t mode)
+{
+	static uint64_t hist_map[SMMULAB_HIST_BUCKETS];
+	static uint64_t hist_unmap[SMMULAB_HIST_BUCKETS];
+	struct smmulab_bench_args a;
+	struct smmulab_bench_params *p = &a.params;
+	struct smmulab_bench_result *r = &a.result;
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	uint64_t total_ops = 0, min_ops = UINT64_MAX, max_ops = 0;
+	double secs;
+	unsigned int i;
+	int fd;
+
+	memset(&a, 0, sizeof(a));
+	p->mode = mode;
+	p->threads = param_ulong("threads", cpus > 0 ? cpus : 1, 1,
+				 SMMULAB_BENCH_MAX_THREADS);
+	p->seconds = param_ulong("seconds", 5, 1, 3600);
+	p->size = param_size("size", mode == SMMULAB_BENCH_UNMAP_STORM ?
+			     2 << 20 : 4096, 4096, 64 << 20);
+	if (p->size % 4096)
+		fail("smmulab.size=%u is not a multiple of 4K", p->size);
+	if (mode == SMMULAB_BENCH_UNMAP_STORM) {
+		p->total = param_size("total", 64 << 20, p->size, 64ULL << 30);
+		if (p->total / p->size > 65536)
+			fail("smmulab.total/smmulab.size is over 65536 chunks");
+	}
+	p->hist_map = (uintptr_t)hist_map;
+	p->hist_unmap = (uintptr_t)hist_unmap;
+
+	load_module();
+	pci_bench_device("smmulab_bench");
+	fd = open(BENCH_DEBUGFS, O_RDWR);
+	if (fd < 0)
+		fail("open %s: %s", BENCH_DEBUGFS, strerror(errno));
+	info("%s: %u thread(s), %u s, %u bytes per mapping%s", name,
+	     p->threads, p->seconds, p->size,
+	     mode == SMMULAB_BENCH_UNMAP_STORM ? ", unmapped after all are mapped" : "");
+	if (ioctl(fd, SMMULAB_BENCH_RUN, &a))
+		fail("SMMULAB_BENCH_RUN: %s", strerror(errno));
+	close(fd);
+
+	secs = r->elapsed_ns / 1e9;
+	for (i = 0; i < p->threads; i++) {
+		total_ops += r->ops[i];
+		if (r->ops[i] < min_ops)
+			min_ops = r->ops[i];
+		if (r->ops[i] > max_ops)
+			max_ops = r->ops[i];
+		printf("RESULT workload=%s thread=%u ops=%llu ops_per_sec=%.1f\n",
+		       name, i, (unsigned long long)r->ops[i], r->ops[i] / secs);
+	}
+	printf("RESULT workload=%s threads=%u seconds=%u size=%u", name,
+	       p->threads, p->seconds, p->size);
+	if (mode == SMMULAB_BENCH_UNMAP_STORM)
+		printf(" total=%llu chunks=%llu", (unsigned long long)p->total,
+		       (unsigned long long)(p->total / p->size));
+	printf(" elapsed_ns=%llu ops=%llu ops_per_sec=%.1f ops_per_thread_per_sec=%.1f min_thread_ops_per_sec=%.1f max_thread_ops_per_sec=%.1f errors=%llu",
+	       (unsigned long long)r->elapsed_ns, (unsigned long long)total_ops,
+	       total_ops / secs, total_ops / secs / p->threads,
+	       min_ops / secs, max_ops / secs, (unsigned long long)r->errors);
+	print_latency("map", hist_map, r->map_sum_ns, r->map_max_ns);
+	print_latency("unmap", hist_unmap, r->unmap_sum_ns, r->unmap_max_ns);
+	printf("\n");
+	if (!total_ops)
+		fail("%s completed no map+unmap at all", name);
+}
+
+void workload_map_unmap(void)
+{
+	run_bench("map-unmap", SMMULAB_BENCH_MAP_UNMAP);
+}
+
+void workload_unmap_storm(void)
+{
+	run_bench("unmap-storm", SMMULAB_BENCH_UNMAP_STORM);
+}
