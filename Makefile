@@ -27,7 +27,7 @@ build: deps $(BUILD)/build.ninja
 	$(MESON) compile -C $(BUILD)
 
 run: build
-	scripts/boot.sh -b $(BUILD) -t 300 -a "smmulab.workload=dma-bench smmulab.threads=1 smmulab.seconds=2"
+	scripts/boot.sh -b $(BUILD) -t 300 -w dma-bench -a "smmulab.threads=1 smmulab.seconds=2"
 
 check: build
 	@$(MESON) test -C $(BUILD) --print-errorlogs $(TESTARGS); rc=$$?; \

@@ -30,7 +30,7 @@ run() {
     log "booting ($name): cmdqs=8 ril=off $*, dma-bench 1 thread ${secs}s"
     "$SMMULAB_ROOT/scripts/boot.sh" -q -b "$B" -l "$logd/$name/console.log" \
         -S "$logd/$name/stats.json" -t 300 -c 2 -s cmdqs=8 -s ril=off "${props[@]}" \
-        -a "smmulab.workload=dma-bench smmulab.threads=1 smmulab.seconds=$secs" \
+        -w dma-bench -a "smmulab.threads=1 smmulab.seconds=$secs" \
         || die "the benchmark boot failed (log: $logd/$name/console.log)"
 }
 js() { sed -n "s/^ *\"$2\" : \([0-9a-z]*\),\{0,1\}$/\1/p" "$logd/$1/stats.json" | head -n1; }

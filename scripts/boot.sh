@@ -4,11 +4,15 @@
 #
 #   scripts/boot.sh [options] [-- extra QEMU arguments]
 #     -b DIR       build directory (default: build)
-#     -a ARGS      extra kernel command line (e.g. "smmulab.workload=dma-bench")
+#     -w WORKLOAD  guest workload (default dma-bench); its vCPUs, memory and
+#                  PCI devices come from configs/topologies.ini
+#     -T KEY=VAL   override a topology key (repeatable), e.g. -T pfs=2
+#     -a ARGS      extra kernel command line (e.g. "smmulab.seconds=3
+#                  arm_smmu_v3.cmdq_lock=legacy")
 #     -s PROP=VAL  arm-smmuv3 property (repeatable), e.g. -s cmdqs=8 -s ril=off
 #     -t SECONDS   hard timeout (default 120)
-#     -c CPUS      vCPUs (default 2)
-#     -m MEM       guest memory (default 512M)
+#     -c CPUS      vCPUs (default: the topology's)
+#     -m MEM       guest memory (default: the topology's)
 #     -k IMAGE     kernel Image (default: DIR/guest/Image)
 #     -l LOG       console log (default: DIR/logs/boot.log)
 #     -S FILE      write the model's cmdq-stats (JSON, read over QMP after
@@ -26,20 +30,22 @@ B=$SMMULAB_ROOT/build
 append=""
 props=()
 timeout=120
-cpus=2
-mem=512M
+workload=dma-bench
+topo=()
 kernel=""
 logf=""
 quiet=0
 statsf=""
-while getopts "b:a:s:t:c:m:k:l:S:q" opt; do
+while getopts "b:w:T:a:s:t:c:m:k:l:S:q" opt; do
     case $opt in
     b) B=$OPTARG ;;
+    w) workload=$OPTARG ;;
+    T) topo+=("$OPTARG") ;;
     a) append="$append $OPTARG" ;;
     s) props+=("$OPTARG") ;;
     t) timeout=$OPTARG ;;
-    c) cpus=$OPTARG ;;
-    m) mem=$OPTARG ;;
+    c) topo+=("cpus=$OPTARG") ;;
+    m) topo+=("memory=$OPTARG") ;;
     k) kernel=$OPTARG ;;
     l) logf=$OPTARG ;;
     S) statsf=$OPTARG ;;
@@ -54,18 +60,23 @@ qemu=$B/qemu-system-aarch64
 kernel=${kernel:-$B/guest/Image}
 initrd=$B/guest/initramfs.cpio
 logf=${logf:-$B/logs/boot.log}
-for f in "$qemu" "$kernel" "$initrd"; do
+topology_tool=$B/runner/smmulab-topology
+for f in "$qemu" "$kernel" "$initrd" "$topology_tool"; do
     [ -e "$f" ] || die "$f missing; build first (make build)"
 done
 case $timeout in ''|*[!0-9]*) die "-t $timeout: not a number of seconds" ;; esac
 mkdir -p "$(dirname "$logf")"
 
+topofile=$SMMULAB_ROOT/configs/topologies.ini
+topo_args=$("$topology_tool" --file "$topofile" "$workload" "${topo[@]}") || exit 4
+mapfile -t topo_args <<<"$topo_args"
+workload_append=$("$topology_tool" --file "$topofile" --append "$workload" "${topo[@]}")
+
 cmd=("$qemu" -M virt,iommu=smmuv3,gic-version=3 -cpu cortex-a57
-     -smp "$cpus" -m "$mem" -accel tcg,thread=multi
+     "${topo_args[@]}" -accel tcg,thread=multi
      -display none -monitor none -serial stdio -net none -no-reboot
      -kernel "$kernel" -initrd "$initrd"
-     -append "console=ttyAMA0 panic=-1 loglevel=7$append"
-     -device virtio-rng-pci)
+     -append "console=ttyAMA0 panic=-1 loglevel=7 $workload_append$append")
 for p in "${props[@]}"; do
     cmd+=(-global "arm-smmuv3.$p")
 done

@@ -10,7 +10,7 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 log=$B/logs/smoke.log
 
 "$ROOT/scripts/boot.sh" -q -b "$B" -l "$log" -t 180 \
-    -a "smmulab.workload=dma-bench smmulab.threads=1 smmulab.seconds=1"
+    -w dma-bench -a "smmulab.threads=1 smmulab.seconds=1"
 rc=$?
 fails=0
 check() {

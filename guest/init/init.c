@@ -171,6 +171,21 @@ static void mount_fs(const char *src, const char *dir, const char *type)
 		fail("mount %s on %s: %s", type, dir, strerror(errno));
 }
 
+/* For testing the harness: a guest that panics, one that hangs */
+static void selftest_panic(void)
+{
+	info("selftest: PID 1 exits, the kernel panics");
+	fflush(stdout);
+	exit(1);
+}
+
+static void selftest_hang(void)
+{
+	info("selftest: hanging until the host's timeout");
+	for (;;)
+		pause();
+}
+
 static const struct workload workloads[] = {
 	{ "dma-bench", "kernel dma_map_benchmark on a PCI device behind the SMMU",
 	  workload_dma_bench },
@@ -181,6 +196,8 @@ static const struct workload workloads[] = {
 	{ "probe-storm", "SR-IOV PFs enable their VFs at once; VF IOMMU probe time",
 	  workload_probe_storm },
 	{ "none", "boot, report and power off", NULL },
+	{ "selftest-panic", "harness test: the kernel panics", selftest_panic },
+	{ "selftest-hang", "harness test: the guest hangs", selftest_hang },
 };
 
 int main(void)

@@ -1,0 +1,169 @@
+/*
+ * smmulab: workload topologies (configs/topologies.ini)
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "topology.h"
+
+static const char *const known_keys[] = {
+    "description", "cpus", "memory", "devices", "pfs", "per-pf",
+    "needs-module", "append", NULL,
+};
+
+static gboolean parse_uint(const char *file, const char *group,
+                           const char *key, const char *val, guint min,
+                           guint max, guint *out, GError **err)
+{
+    guint64 v;
+
+    if (!g_ascii_string_to_unsigned(val, 10, min, max, &v, NULL)) {
+        g_set_error(err, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
+                    "%s: [%s] %s=%s: not a number in %u..%u", file, group,
+                    key, val, min, max);
+        return FALSE;
+    }
+    *out = v;
+    return TRUE;
+}
+
+static void add_specs(GPtrArray *out, const char *specs, guint i)
+{
+    g_auto(GStrv) parts = g_strsplit(specs, ";", -1);
+    char num[16];
+    int k;
+
+    snprintf(num, sizeof(num), "%u", i);
+    for (k = 0; parts[k]; k++) {
+        g_auto(GStrv) pieces = NULL;
+        char *spec = g_strstrip(parts[k]);
+
+        if (!*spec) {
+            continue;
+        }
+        pieces = g_strsplit(spec, "{i}", -1);
+        g_ptr_array_add(out, g_strjoinv(num, pieces));
+    }
+}
+
+SmmulabTopology *smmulab_topology_load(const char *file, const char *workload,
+                                       char **overrides, GError **err)
+{
+    g_autoptr(GKeyFile) kf = g_key_file_new();
+    g_autoptr(SmmulabTopology) t = g_new0(SmmulabTopology, 1);
+    g_auto(GStrv) keys = NULL;
+    g_autofree char *per_pf = NULL;
+    g_autofree char *devices = NULL;
+    g_autofree char *cpus = NULL, *pfs = NULL, *module = NULL;
+    guint i;
+
+    if (!g_key_file_load_from_file(kf, file, G_KEY_FILE_NONE, err)) {
+        g_prefix_error(err, "%s: ", file);
+        return NULL;
+    }
+    if (!g_key_file_has_group(kf, workload)) {
+        g_auto(GStrv) groups = g_key_file_get_groups(kf, NULL);
+        g_autofree char *list = g_strjoinv(", ", groups);
+
+        g_set_error(err, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_GROUP_NOT_FOUND,
+                    "%s: no workload [%s] (known: %s)", file, workload, list);
+        return NULL;
+    }
+    for (i = 0; overrides && overrides[i]; i++) {
+        const char *eq = strchr(overrides[i], '=');
+        g_autofree char *key = NULL;
+
+        if (!eq || eq == overrides[i]) {
+            g_set_error(err, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_PARSE,
+                        "override '%s' is not KEY=VALUE", overrides[i]);
+            return NULL;
+        }
+        key = g_strndup(overrides[i], eq - overrides[i]);
+        g_key_file_set_value(kf, workload, key, eq + 1);
+    }
+    keys = g_key_file_get_keys(kf, workload, NULL, NULL);
+    for (i = 0; keys && keys[i]; i++) {
+        if (!g_strv_contains(known_keys, keys[i])) {
+            g_set_error(err, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_KEY_NOT_FOUND,
+                        "%s: [%s] unknown key '%s'", file, workload, keys[i]);
+            return NULL;
+        }
+    }
+
+    t->workload = g_strdup(workload);
+    t->description = g_key_file_get_value(kf, workload, "description", NULL);
+    t->memory = g_key_file_get_value(kf, workload, "memory", NULL);
+    if (!t->memory) {
+        t->memory = g_strdup("512M");
+    }
+    cpus = g_key_file_get_value(kf, workload, "cpus", NULL);
+    t->cpus = 2;
+    if (cpus && !parse_uint(file, workload, "cpus", cpus, 1, 512, &t->cpus,
+                            err)) {
+        return NULL;
+    }
+    pfs = g_key_file_get_value(kf, workload, "pfs", NULL);
+    if (pfs && !parse_uint(file, workload, "pfs", pfs, 0, 64, &t->pfs, err)) {
+        return NULL;
+    }
+    module = g_key_file_get_value(kf, workload, "needs-module", NULL);
+    if (module && strcmp(module, "true") && strcmp(module, "false")) {
+        g_set_error(err, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
+                    "%s: [%s] needs-module=%s: not true or false", file,
+                    workload, module);
+        return NULL;
+    }
+    t->needs_module = module && !strcmp(module, "true");
+    t->append = g_key_file_get_value(kf, workload, "append", NULL);
+
+    t->devices = g_ptr_array_new_with_free_func(g_free);
+    devices = g_key_file_get_value(kf, workload, "devices", NULL);
+    if (devices) {
+        add_specs(t->devices, devices, 0);
+    }
+    per_pf = g_key_file_get_value(kf, workload, "per-pf", NULL);
+    if (t->pfs && !per_pf) {
+        g_set_error(err, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_KEY_NOT_FOUND,
+                    "%s: [%s] pfs=%u needs a per-pf device list", file,
+                    workload, t->pfs);
+        return NULL;
+    }
+    for (i = 1; i <= t->pfs; i++) {
+        add_specs(t->devices, per_pf, i);
+    }
+    return g_steal_pointer(&t);
+}
+
+void smmulab_topology_free(SmmulabTopology *t)
+{
+    if (!t) {
+        return;
+    }
+    g_free(t->workload);
+    g_free(t->description);
+    g_free(t->memory);
+    g_free(t->append);
+    if (t->devices) {
+        g_ptr_array_unref(t->devices);
+    }
+    g_free(t);
+}
+
+GPtrArray *smmulab_topology_qemu_args(const SmmulabTopology *t)
+{
+    GPtrArray *args = g_ptr_array_new_with_free_func(g_free);
+    guint i;
+
+    g_ptr_array_add(args, g_strdup("-smp"));
+    g_ptr_array_add(args, g_strdup_printf("%u", t->cpus));
+    g_ptr_array_add(args, g_strdup("-m"));
+    g_ptr_array_add(args, g_strdup(t->memory));
+    for (i = 0; i < t->devices->len; i++) {
+        g_ptr_array_add(args, g_strdup("-device"));
+        g_ptr_array_add(args, g_strdup(g_ptr_array_index(t->devices, i)));
+    }
+    return args;
+}

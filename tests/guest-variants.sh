@@ -1,0 +1,103 @@
+#!/bin/bash
+# Guest kit test: one kernel runs every driver variant and every workload
+# (short runs); variant names appear in the log; the numbers are sane; a
+# guest that panics or hangs is reported as such.
+#
+#   tests/guest-variants.sh BUILDDIR
+set -uo pipefail
+B=${1:?usage: guest-variants.sh BUILDDIR}
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+LOGD=$B/logs/guest-variants
+mkdir -p "$LOGD"
+n=0
+fails=0
+
+ok() { n=$((n + 1)); echo "ok $n - $*"; }
+notok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $*"; }
+
+# boot NAME EXPECTED_STATUS boot.sh-args...
+boot() {
+    local name=$1 want=$2 rc
+    shift 2
+    "$ROOT/scripts/boot.sh" -q -b "$B" -l "$LOGD/$name.log" "$@" >"$LOGD/$name.verdict" 2>&1
+    rc=$?
+    if [ "$rc" = "$want" ]; then
+        ok "$name: boot status $rc ($(sed 's/^smmulab-boot: //' "$LOGD/$name.verdict"))"
+    else
+        notok "$name: boot status $rc, expected $want ($(cat "$LOGD/$name.verdict"))"
+    fi
+}
+
+has() {
+    local name=$1 what=$2 pattern=$3
+    if grep -qE "$pattern" "$LOGD/$name.log"; then
+        ok "$name: $what"
+    else
+        notok "$name: $what (no /$pattern/ in $LOGD/$name.log)"
+    fi
+}
+
+# field NAME KEY: KEY=VALUE from the workload's summary RESULT line
+field() {
+    grep -E "^RESULT workload=[a-z-]+ (threads|pfs)=" "$LOGD/$1.log" | tail -n1 | \
+        tr -d '\r' | tr ' ' '\n' | sed -n "s/^$2=//p"
+}
+
+# sane NAME: non-zero ops, p50 <= p99 <= p99.9 <= max for map and unmap
+sane() {
+    local name=$1 ops k p50 p99 p999 max
+    ops=$(field "$name" ops)
+    if [ -n "$ops" ] && [ "$ops" -gt 0 ]; then ok "$name: $ops ops"; else notok "$name: no ops"; fi
+    for k in map unmap; do
+        p50=$(field "$name" ${k}_p50_ns) p99=$(field "$name" ${k}_p99_ns)
+        p999=$(field "$name" ${k}_p999_ns) max=$(field "$name" ${k}_max_ns)
+        if [ -n "$p50" ] && [ "$p50" -gt 0 ] && [ "$p50" -le "$p99" ] && \
+           [ "$p99" -le "$p999" ] && [ "$p999" -le "$max" ]; then
+            ok "$name: $k p50 $p50 <= p99 $p99 <= p99.9 $p999 <= max $max ns"
+        else
+            notok "$name: $k percentiles not ordered: p50=$p50 p99=$p99 p99.9=$p999 max=$max"
+        fi
+    done
+}
+
+slow=(-s cmdqs=8 -s ril=off -s cmdq-cmd-ns=2000 -s cmdq-sync-ns=2000)
+
+boot default 0 -w map-unmap -c 2 -a "smmulab.seconds=1"
+has default "default variants printed" 'cmdq_lock=fair cmdq_wait=full'
+has default "default probe variants printed" 'iommu: probe_lock=global'
+has default "alias walk printed" 'iommu: alias_walk=all'
+sane default
+
+boot legacy-space 0 -w map-unmap -c 2 "${slow[@]}" \
+    -a "smmulab.seconds=1 smmulab.size=64K arm_smmu_v3.cmdq_lock=legacy arm_smmu_v3.cmdq_wait=space"
+has legacy-space "legacy lock and space wait printed" 'cmdq_lock=legacy cmdq_wait=space'
+sane legacy-space
+
+boot storm-fair 0 -w unmap-storm -c 2 "${slow[@]}" \
+    -a "smmulab.seconds=1 smmulab.total=8M arm_smmu_v3.cmdq_wait=space"
+has storm-fair "fair lock and space wait printed" 'cmdq_lock=fair cmdq_wait=space'
+has storm-fair "2 MiB chunks" '^RESULT workload=unmap-storm threads=2 .*size=2097152 total=8388608 chunks=4 '
+sane storm-fair
+
+boot probe-global 0 -w probe-storm -T pfs=2 -a "iommu.probe_lock=global iommu.alias_walk=all"
+has probe-global "global lock, full alias walk printed" 'iommu: probe_lock=global'
+has probe-global "all 16 VFs joined IOMMU groups" '^RESULT workload=probe-storm pfs=2 vfs_per_pf=8 vfs_total=16 vfs_in_groups=16 '
+
+boot probe-hashed 0 -w probe-storm -T pfs=2 -a "iommu.probe_lock=hashed iommu.alias_walk=bus"
+has probe-hashed "hashed lock printed" 'iommu: probe_lock=hashed'
+has probe-hashed "bus alias walk printed" 'iommu: alias_walk=bus'
+has probe-hashed "all 16 VFs joined IOMMU groups" '^RESULT workload=probe-storm pfs=2 vfs_per_pf=8 vfs_total=16 vfs_in_groups=16 '
+
+boot bad-param 1 -w map-unmap -a "smmulab.size=5000"
+has bad-param "bad parameter reported" 'SMMULAB: error: smmulab.size=5000 is not a multiple of 4K'
+
+boot panic 2 -w selftest-panic -t 60
+has panic "panic seen" 'Kernel panic'
+
+boot hang 3 -w selftest-hang -t 8
+
+echo "1..$n"
+if [ $fails != 0 ]; then
+    echo "guest-variants: $fails of $n checks failed (logs: $LOGD)"
+    exit 1
+fi
