@@ -2,15 +2,21 @@
 /*
  * smmulab guest init: the "probe-storm" workload.
  *
- * K SR-IOV physical functions, bound to pci-pf-stub, enable N virtual
- * functions each, from K threads released at once.  pci-pf-stub is also
- * given the VFs' ID, so each new VF is bound as it appears, and binding
- * runs its IOMMU probe (and, in OF systems, its fwspec configuration):
- * every VF takes iommu_probe_device_lock and searches DMA aliases.
+ * K SR-IOV physical functions, bound to pci-pf-stub, each enable N virtual
+ * functions, from K threads released at once, in two timed phases:
+ *
+ * 1. enable: sriov_numvfs=N with driver autoprobe off.  The PCI core holds
+ *    its global rescan/remove lock across this, so the PFs go one at a
+ *    time whatever the IOMMU does;
+ * 2. probe: each thread binds its PF's VFs to pci-pf-stub, one by one.
+ *    Binding runs the VF's DMA configuration: OF/ACPI fwspec set-up and
+ *    the IOMMU probe, under iommu_probe_device_lock (or its hashed
+ *    variant), with the DMA alias search.  Nothing else serialises them.
  *
  * Parameters: smmulab.pfs (default: every SR-IOV capable PF),
  * smmulab.vfs (default: the smallest sriov_totalvfs).
- * Results: time per PF, total, and per-VF probe time (PF time / N).
+ * Results: per PF, enable and probe time; in total, both phases' wall
+ * time and the per-VF probe time (mean, p50, max).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -24,10 +30,14 @@
 
 #define MAX_PFS 64
 
+#define MAX_VFS 256
+
 struct pf {
 	char bdf[256];
-	char err[128];
-	uint64_t start_ns, end_ns;
+	char err[192];
+	uint64_t start_ns, end_ns;		/* enable phase */
+	uint64_t probe_start_ns, probe_end_ns;	/* probe phase */
+	uint64_t vf_ns[MAX_VFS];
 };
 
 static struct pf pfs[MAX_PFS];
@@ -76,7 +86,61 @@ static void find_pfs(unsigned long want)
 		fail("smmulab.pfs=%lu but only %u SR-IOV PFs are present", want, npfs);
 	if (want)
 		npfs = want;
+	if (min_total > MAX_VFS)
+		min_total = MAX_VFS;
 	nvfs = param_ulong("vfs", min_total, 1, min_total);
+}
+
+static int vf_bdf(const struct pf *pf, unsigned int i, char *out, size_t len)
+{
+	char path[1024], target[256], *slash;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), PCI_DEVICES "/%.200s/virtfn%u", pf->bdf, i);
+	n = readlink(path, target, sizeof(target) - 1);
+	if (n < 0)
+		return -errno;
+	target[n] = '\0';
+	slash = strrchr(target, '/');
+	snprintf(out, len, "%s", slash ? slash + 1 : target);
+	return 0;
+}
+
+static void *probe_vfs(void *arg)
+{
+	struct pf *pf = arg;
+	char vf[256], path[1024];
+	unsigned int i;
+	int err;
+
+	pthread_barrier_wait(&barrier);
+	pf->probe_start_ns = now_ns();
+	for (i = 0; i < nvfs && !pf->err[0]; i++) {
+		uint64_t t0 = now_ns();
+
+		err = vf_bdf(pf, i, vf, sizeof(vf));
+		if (!err) {
+			snprintf(path, sizeof(path),
+				 PCI_DEVICES "/%.200s/driver_override", vf);
+			err = sysfs_write(path, "pci-pf-stub");
+		}
+		if (!err)
+			err = sysfs_write("/sys/bus/pci/drivers/pci-pf-stub/bind",
+					  vf);
+		if (err)
+			snprintf(pf->err, sizeof(pf->err), "binding VF %u (%.64s): %s",
+				 i, vf, strerror(-err));
+		pf->vf_ns[i] = now_ns() - t0;
+	}
+	pf->probe_end_ns = now_ns();
+	return NULL;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
 }
 
 static void *enable_vfs(void *arg)
@@ -99,77 +163,76 @@ static void *enable_vfs(void *arg)
 /* VFs of @pf that joined an IOMMU group */
 static unsigned int vfs_in_groups(const struct pf *pf)
 {
-	char path[1024], target[256], *slash;
 	unsigned int i, n = 0;
-	ssize_t len;
+	char vf[256];
 
-	for (i = 0; i < nvfs; i++) {
-		snprintf(path, sizeof(path), PCI_DEVICES "/%.200s/virtfn%u", pf->bdf, i);
-		len = readlink(path, target, sizeof(target) - 1);
-		if (len < 0)
-			continue;
-		target[len] = '\0';
-		slash = strrchr(target, '/');
-		if (pci_iommu_group(slash ? slash + 1 : target) >= 0)
+	for (i = 0; i < nvfs; i++)
+		if (!vf_bdf(pf, i, vf, sizeof(vf)) && pci_iommu_group(vf) >= 0)
 			n++;
-	}
 	return n;
+}
+
+static void run_phase(void *(*fn)(void *))
+{
+	pthread_t threads[MAX_PFS];
+	unsigned int i;
+
+	pthread_barrier_init(&barrier, NULL, npfs);
+	for (i = 0; i < npfs; i++)
+		if (pthread_create(&threads[i], NULL, fn, &pfs[i]))
+			fail("pthread_create failed");
+	for (i = 0; i < npfs; i++)
+		pthread_join(threads[i], NULL);
+	pthread_barrier_destroy(&barrier);
+	for (i = 0; i < npfs; i++)
+		if (pfs[i].err[0])
+			fail("%s: %s", pfs[i].bdf, pfs[i].err);
 }
 
 void workload_probe_storm(void)
 {
-	pthread_t threads[MAX_PFS];
-	uint64_t first = UINT64_MAX, last = 0, sum = 0, max = 0;
-	unsigned int i, grouped = 0;
-	char path[1024], id[64];
-	int err;
+	static uint64_t all[MAX_PFS * MAX_VFS];
+	uint64_t e_first = UINT64_MAX, e_last = 0, p_first = UINT64_MAX;
+	uint64_t p_last = 0, sum = 0;
+	unsigned int i, j, grouped = 0, n = 0;
+	char path[1024];
 
 	find_pfs(param_ulong("pfs", 0, 0, MAX_PFS));
-	info("probe-storm: %u PF(s) x %u VF(s), enabled from %u threads at once",
+	info("probe-storm: %u PF(s) x %u VF(s), from %u threads at once",
 	     npfs, nvfs, npfs);
 	for (i = 0; i < npfs; i++) {
-		unsigned long vendor = read_ulong(pfs[i].bdf, "vendor", 16);
-		unsigned long vf_dev = read_ulong(pfs[i].bdf, "sriov_vf_device", 16);
-
 		pci_bind(pfs[i].bdf, "pci-pf-stub");
-		snprintf(path, sizeof(path), PCI_DEVICES "/%.200s/sriov_drivers_autoprobe",
-			 pfs[i].bdf);
-		sysfs_write(path, "1");
-		/* Let pci-pf-stub claim the VFs too, so each one is probed */
-		snprintf(id, sizeof(id), "%04lx %04lx", vendor, vf_dev);
-		err = sysfs_write("/sys/bus/pci/drivers/pci-pf-stub/new_id", id);
-		if (err && err != -EEXIST)
-			fail("pci-pf-stub new_id %s: %s", id, strerror(-err));
+		/* VFs appear unbound; the probe phase binds them */
+		snprintf(path, sizeof(path),
+			 PCI_DEVICES "/%.200s/sriov_drivers_autoprobe", pfs[i].bdf);
+		sysfs_write(path, "0");
 	}
-
-	pthread_barrier_init(&barrier, NULL, npfs);
-	for (i = 0; i < npfs; i++)
-		if (pthread_create(&threads[i], NULL, enable_vfs, &pfs[i]))
-			fail("pthread_create failed");
-	for (i = 0; i < npfs; i++)
-		pthread_join(threads[i], NULL);
+	run_phase(enable_vfs);
+	run_phase(probe_vfs);
 
 	for (i = 0; i < npfs; i++) {
-		uint64_t ns = pfs[i].end_ns - pfs[i].start_ns;
-		unsigned int g;
+		struct pf *pf = &pfs[i];
+		uint64_t en = pf->end_ns - pf->start_ns;
+		uint64_t pr = pf->probe_end_ns - pf->probe_start_ns;
+		unsigned int g = vfs_in_groups(pf);
 
-		if (pfs[i].err[0])
-			fail("enabling %u VFs on %s: %s", nvfs, pfs[i].bdf, pfs[i].err);
-		g = vfs_in_groups(&pfs[i]);
 		grouped += g;
-		if (pfs[i].start_ns < first)
-			first = pfs[i].start_ns;
-		if (pfs[i].end_ns > last)
-			last = pfs[i].end_ns;
-		sum += ns;
-		if (ns > max)
-			max = ns;
-		printf("RESULT workload=probe-storm pf=%s vfs=%u vfs_in_groups=%u ms=%.3f per_vf_us=%.1f\n",
-		       pfs[i].bdf, nvfs, g, ns / 1e6, ns / 1e3 / nvfs);
+		e_first = pf->start_ns < e_first ? pf->start_ns : e_first;
+		e_last = pf->end_ns > e_last ? pf->end_ns : e_last;
+		p_first = pf->probe_start_ns < p_first ? pf->probe_start_ns : p_first;
+		p_last = pf->probe_end_ns > p_last ? pf->probe_end_ns : p_last;
+		for (j = 0; j < nvfs; j++) {
+			all[n++] = pf->vf_ns[j];
+			sum += pf->vf_ns[j];
+		}
+		printf("RESULT workload=probe-storm pf=%s vfs=%u vfs_in_groups=%u enable_ms=%.3f probe_ms=%.3f per_vf_probe_us=%.1f\n",
+		       pf->bdf, nvfs, g, en / 1e6, pr / 1e6, pr / 1e3 / nvfs);
 	}
-	printf("RESULT workload=probe-storm pfs=%u vfs_per_pf=%u vfs_total=%u vfs_in_groups=%u total_ms=%.3f pf_mean_ms=%.3f pf_max_ms=%.3f per_vf_mean_us=%.1f\n",
-	       npfs, nvfs, npfs * nvfs, grouped, (last - first) / 1e6,
-	       sum / 1e6 / npfs, max / 1e6, sum / 1e3 / npfs / nvfs);
-	if (grouped != npfs * nvfs)
-		fail("only %u of %u VFs joined an IOMMU group", grouped, npfs * nvfs);
+	qsort(all, n, sizeof(all[0]), cmp_u64);
+	printf("RESULT workload=probe-storm pfs=%u vfs_per_pf=%u vfs_total=%u vfs_in_groups=%u enable_total_ms=%.3f probe_total_ms=%.3f vf_probe_mean_us=%.1f vf_probe_p50_us=%.1f vf_probe_max_us=%.1f\n",
+	       npfs, nvfs, n, grouped, (e_last - e_first) / 1e6,
+	       (p_last - p_first) / 1e6, sum / 1e3 / n, all[(n - 1) / 2] / 1e3,
+	       all[n - 1] / 1e3);
+	if (grouped != n)
+		fail("only %u of %u VFs joined an IOMMU group", grouped, n);
 }
