@@ -160,7 +160,7 @@ void smmulab_qmp_close(SmmulabQmp *q)
     g_free(q);
 }
 
-static gboolean event_seen(SmmulabQmp *q, const char *name)
+gboolean smmulab_qmp_event_seen(SmmulabQmp *q, const char *name)
 {
     guint i;
 
@@ -178,7 +178,7 @@ gboolean smmulab_qmp_wait_event(SmmulabQmp *q, const char *name,
     GSocket *sock = g_socket_connection_get_socket(q->conn);
     gint64 deadline = g_get_monotonic_time() + (gint64)timeout_ms * 1000;
 
-    while (!event_seen(q, name)) {
+    while (!smmulab_qmp_event_seen(q, name)) {
         gint64 left = deadline - g_get_monotonic_time();
         g_autoptr(JsonNode) msg = NULL;
         JsonObject *obj;

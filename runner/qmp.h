@@ -31,6 +31,9 @@ JsonNode *smmulab_qmp_execute(SmmulabQmp *q, const char *command,
 gboolean smmulab_qmp_wait_event(SmmulabQmp *q, const char *name,
                                 guint timeout_ms, GError **err);
 
+/* Has event @name been read (during any command or wait)? */
+gboolean smmulab_qmp_event_seen(SmmulabQmp *q, const char *name);
+
 /* QOM path of the (first) arm-smmuv3 device, found under /machine. */
 char *smmulab_qmp_find_smmu(SmmulabQmp *q, GError **err);
 

@@ -1,0 +1,405 @@
+/*
+ * smmulab-run: run a scenario and write its report
+ *
+ *   smmulab-run [--build DIR] [--out DIR] SCENARIO.ini
+ *   smmulab-run --check SCENARIO.ini      validate and print the plan
+ *   smmulab-run --report DIR              remake DIR's report from runs.json
+ *
+ * Every variant (and sweep point) is booted REPEAT times, then, unless the
+ * scenario says control=off, each variant once more on fast hardware.
+ * Each run's console log and QEMU command line are kept under the output
+ * directory, runs.json is rewritten after every run, and report.txt,
+ * report.json and report.svg are written at the end.
+ *
+ * Exit status: 0 all runs ok; 3 some run failed (the report says which);
+ * 2 bad scenario or usage; 1 anything else.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <glib/gstdio.h>
+
+#include "report.h"
+#include "run.h"
+#include "scenario.h"
+#include "topology.h"
+
+typedef struct Plan {
+    const char *variant;
+    const char *append;
+    const char *point;          /* sweep value or NULL */
+    gboolean control;
+    guint rep;
+} Plan;
+
+static void add_string_member(JsonBuilder *b, const char *name,
+                              const char *value)
+{
+    json_builder_set_member_name(b, name);
+    if (value) {
+        json_builder_add_string_value(b, value);
+    } else {
+        json_builder_add_null_value(b);
+    }
+}
+
+static JsonNode *scenario_json(const SmmulabScenario *sc, const char *topologies)
+{
+    g_autoptr(JsonBuilder) b = json_builder_new();
+    g_autoptr(SmmulabTopology) topo = smmulab_topology_load(topologies,
+                                                            sc->workload,
+                                                            NULL, NULL);
+    g_autofree char *smmu = NULL, *machine = NULL;
+    guint i;
+
+    g_ptr_array_add(sc->smmu, NULL);
+    smmu = sc->smmu->len > 1 ? g_strjoinv(" ", (char **)sc->smmu->pdata) :
+                               g_strdup("upstream defaults (fast)");
+    g_ptr_array_remove_index(sc->smmu, sc->smmu->len - 1);
+    machine = g_strdup_printf("%u vCPUs, %s memory, icount %s",
+                              sc->cpus ? sc->cpus : (topo ? topo->cpus : 0),
+                              sc->memory ? sc->memory :
+                              (topo ? topo->memory : "?"),
+                              sc->icount ? "on (deterministic)" : "off");
+    json_builder_begin_object(b);
+    add_string_member(b, "file", sc->file);
+    add_string_member(b, "name", sc->name);
+    if (sc->description) {
+        add_string_member(b, "description", sc->description);
+    }
+    add_string_member(b, "workload", sc->workload);
+    json_builder_set_member_name(b, "repeat");
+    json_builder_add_int_value(b, sc->repeat);
+    json_builder_set_member_name(b, "icount");
+    json_builder_add_boolean_value(b, sc->icount);
+    json_builder_set_member_name(b, "control");
+    json_builder_add_boolean_value(b, sc->control);
+    add_string_member(b, "smmu", smmu);
+    add_string_member(b, "machine", machine);
+    json_builder_set_member_name(b, "variants");
+    json_builder_begin_array(b);
+    for (i = 0; i < sc->variants->len; i++) {
+        SmmulabVariant *v = g_ptr_array_index(sc->variants, i);
+
+        json_builder_begin_object(b);
+        add_string_member(b, "name", v->name);
+        add_string_member(b, "append", v->append);
+        json_builder_end_object(b);
+    }
+    json_builder_end_array(b);
+    if (sc->sweep_group) {
+        g_autofree char *key = g_strdup_printf("%s.%s", sc->sweep_group,
+                                               sc->sweep_key);
+
+        add_string_member(b, "sweep_key", key);
+        json_builder_set_member_name(b, "sweep_values");
+        json_builder_begin_array(b);
+        for (i = 0; i < sc->sweep_values->len; i++) {
+            json_builder_add_string_value(b,
+                g_ptr_array_index(sc->sweep_values, i));
+        }
+        json_builder_end_array(b);
+    }
+    json_builder_end_object(b);
+    return json_builder_get_root(b);
+}
+
+/* The workload's summary RESULT line: workload=K with threads= or pfs= */
+static const char *summary_line(GPtrArray *results)
+{
+    const char *found = NULL;
+    guint i;
+
+    for (i = 0; i < results->len; i++) {
+        const char *l = g_ptr_array_index(results, i);
+
+        if (g_str_has_prefix(l, "workload=") &&
+            (strstr(l, " threads=") || strstr(l, " pfs="))) {
+            found = l;
+        }
+    }
+    return found;
+}
+
+static JsonNode *run_json(const Plan *pl, const SmmulabRun *r,
+                          const char *log, const char *cmdline)
+{
+    g_autoptr(JsonBuilder) b = json_builder_new();
+    const char *sum = summary_line(r->results);
+    guint i;
+
+    json_builder_begin_object(b);
+    add_string_member(b, "variant", pl->variant);
+    if (pl->point) {
+        add_string_member(b, "point", pl->point);
+    }
+    json_builder_set_member_name(b, "control");
+    json_builder_add_boolean_value(b, pl->control);
+    json_builder_set_member_name(b, "rep");
+    json_builder_add_int_value(b, pl->rep);
+    add_string_member(b, "verdict", r->verdict);
+    if (r->detail) {
+        add_string_member(b, "detail", r->detail);
+    }
+    json_builder_set_member_name(b, "wall_s");
+    json_builder_add_double_value(b, r->wall_s);
+    add_string_member(b, "log", log);
+    add_string_member(b, "cmdline", cmdline);
+    json_builder_set_member_name(b, "soft_lockups");
+    json_builder_add_int_value(b, r->soft_lockups);
+    json_builder_set_member_name(b, "cmdq_timeouts");
+    json_builder_add_int_value(b, r->cmdq_timeouts);
+    json_builder_set_member_name(b, "cmd_sync_timeouts");
+    json_builder_add_int_value(b, r->cmd_sync_timeouts);
+    json_builder_set_member_name(b, "console_flood");
+    json_builder_add_boolean_value(b, r->flood);
+    json_builder_set_member_name(b, "console_bytes");
+    json_builder_add_int_value(b, r->console_bytes);
+    json_builder_set_member_name(b, "summary");
+    json_builder_begin_object(b);
+    if (sum) {
+        g_auto(GStrv) kv = g_strsplit(sum, " ", -1);
+
+        for (i = 0; kv[i]; i++) {
+            char *eq = strchr(kv[i], '=');
+
+            if (eq) {
+                *eq = '\0';
+                add_string_member(b, kv[i], eq + 1);
+            }
+        }
+    }
+    json_builder_end_object(b);
+    json_builder_set_member_name(b, "result_lines");
+    json_builder_begin_array(b);
+    for (i = 0; i < r->results->len; i++) {
+        json_builder_add_string_value(b, g_ptr_array_index(r->results, i));
+    }
+    json_builder_end_array(b);
+    if (r->stats) {
+        json_builder_set_member_name(b, "stats");
+        json_builder_add_value(b, json_node_copy(r->stats));
+    }
+    json_builder_end_object(b);
+    return json_builder_get_root(b);
+}
+
+static gboolean save_runs(const char *dir, JsonNode *scenario, JsonArray *runs,
+                          GError **err)
+{
+    g_autoptr(JsonBuilder) b = json_builder_new();
+    g_autoptr(JsonGenerator) gen = json_generator_new();
+    g_autoptr(JsonNode) root = NULL;
+    g_autofree char *path = g_build_filename(dir, "runs.json", NULL);
+    g_autofree char *text = NULL;
+
+    json_builder_begin_object(b);
+    json_builder_set_member_name(b, "scenario");
+    json_builder_add_value(b, json_node_copy(scenario));
+    json_builder_set_member_name(b, "runs");
+    json_builder_add_value(b, json_node_init_array(json_node_alloc(),
+                                                   runs));
+    json_builder_end_object(b);
+    root = json_builder_get_root(b);
+    json_generator_set_root(gen, root);
+    json_generator_set_pretty(gen, TRUE);
+    text = json_generator_to_data(gen, NULL);
+    return g_file_set_contents(path, text, -1, err);
+}
+
+int main(int argc, char **argv)
+{
+    g_autofree char *build = NULL, *out = NULL, *report_dir = NULL;
+    g_autofree char *topologies = NULL;
+    gboolean check = FALSE, no_control = FALSE;
+    gint repeat = 0;
+    GOptionEntry entries[] = {
+        { "build", 0, 0, G_OPTION_ARG_FILENAME, &build,
+          "build directory (default: build)", "DIR" },
+        { "out", 0, 0, G_OPTION_ARG_FILENAME, &out,
+          "output directory (default: BUILD/reports/NAME-TIME)", "DIR" },
+        { "topologies", 0, 0, G_OPTION_ARG_FILENAME, &topologies,
+          "workload topologies (default: configs/topologies.ini)", "FILE" },
+        { "check", 0, 0, G_OPTION_ARG_NONE, &check,
+          "validate the scenario and print the plan, run nothing", NULL },
+        { "report", 0, 0, G_OPTION_ARG_FILENAME, &report_dir,
+          "remake the report of DIR from its runs.json", "DIR" },
+        { "repeat", 0, 0, G_OPTION_ARG_INT, &repeat,
+          "runs per variant, instead of the scenario's", "N" },
+        { "no-control", 0, 0, G_OPTION_ARG_NONE, &no_control,
+          "skip the control runs", NULL },
+        { NULL }
+    };
+    g_autoptr(GOptionContext) ctx = g_option_context_new(
+        "SCENARIO.ini - boot the variants of a scenario and report");
+    g_autoptr(GError) err = NULL;
+    g_autoptr(SmmulabScenario) sc = NULL;
+    g_autoptr(GArray) plan = g_array_new(FALSE, TRUE, sizeof(Plan));
+    g_autoptr(JsonNode) sc_json = NULL;
+    g_autoptr(JsonArray) runs = json_array_new();
+    g_autofree char *qemu = NULL, *kernel = NULL, *initrd = NULL;
+    g_autofree char *text = NULL;
+    guint i, v, p, rep, failed = 0, npoints;
+
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    g_option_context_add_main_entries(ctx, entries, NULL);
+    if (!g_option_context_parse(ctx, &argc, &argv, &err)) {
+        fprintf(stderr, "smmulab-run: %s\n", err->message);
+        return 2;
+    }
+    if (report_dir) {
+        text = smmulab_report_from_dir(report_dir, &err);
+        if (!text) {
+            fprintf(stderr, "smmulab-run: %s\n", err->message);
+            return 1;
+        }
+        fputs(text, stdout);
+        printf("report: %s/report.txt, report.json, report.svg\n", report_dir);
+        return 0;
+    }
+    if (argc != 2) {
+        fprintf(stderr, "smmulab-run: usage: smmulab-run [OPTION...] SCENARIO.ini (--help)\n");
+        return 2;
+    }
+    if (!build) {
+        build = g_strdup("build");
+    }
+    if (!topologies) {
+        topologies = g_strdup("configs/topologies.ini");
+    }
+    sc = smmulab_scenario_load(argv[1], topologies, &err);
+    if (!sc) {
+        fprintf(stderr, "smmulab-run: %s\n", err->message);
+        return 2;
+    }
+    if (repeat > 0) {
+        sc->repeat = repeat;
+    }
+    if (no_control) {
+        sc->control = FALSE;
+    }
+    qemu = g_build_filename(build, "qemu-system-aarch64", NULL);
+    kernel = sc->kernel ? g_strdup(sc->kernel) :
+             g_build_filename(build, "guest", "Image", NULL);
+    initrd = sc->initrd ? g_strdup(sc->initrd) :
+             g_build_filename(build, "guest", "initramfs.cpio", NULL);
+    {
+        const char *need[] = { qemu, kernel, initrd };
+
+        for (i = 0; i < G_N_ELEMENTS(need); i++) {
+            if (!g_file_test(need[i], G_FILE_TEST_IS_REGULAR)) {
+                fprintf(stderr, "smmulab-run: %s: %s is missing (build first: "
+                        "make build)\n", argv[1], need[i]);
+                return 2;
+            }
+        }
+    }
+
+    npoints = sc->sweep_group ? sc->sweep_values->len : 1;
+    for (p = 0; p < npoints; p++) {
+        for (v = 0; v < sc->variants->len; v++) {
+            SmmulabVariant *var = g_ptr_array_index(sc->variants, v);
+
+            for (rep = 1; rep <= sc->repeat; rep++) {
+                Plan pl = { var->name, var->append,
+                            sc->sweep_group ?
+                                g_ptr_array_index(sc->sweep_values, p) : NULL,
+                            FALSE, rep };
+
+                g_array_append_val(plan, pl);
+            }
+        }
+    }
+    if (sc->control) {
+        for (v = 0; v < sc->variants->len; v++) {
+            SmmulabVariant *var = g_ptr_array_index(sc->variants, v);
+            Plan pl = { var->name, var->append, NULL, TRUE, 1 };
+
+            g_array_append_val(plan, pl);
+        }
+    }
+
+    if (check) {
+        printf("%s: ok: workload %s, %u variant(s), %u point(s), %u run(s) "
+               "per variant%s; %u boots, at most %u s each\n", argv[1],
+               sc->workload, sc->variants->len, npoints, sc->repeat,
+               sc->control ? ", plus control" : "", plan->len, sc->timeout_s);
+        for (i = 0; i < plan->len; i++) {
+            Plan *pl = &g_array_index(plan, Plan, i);
+
+            printf("  %2u. %s%s%s%s rep %u: %s\n", i + 1,
+                   pl->control ? "control:" : "", pl->variant,
+                   pl->point ? " at " : "", pl->point ? pl->point : "",
+                   pl->rep, pl->append);
+        }
+        return 0;
+    }
+
+    if (!out) {
+        g_autoptr(GDateTime) now = g_date_time_new_now_local();
+        g_autofree char *stamp = g_date_time_format(now, "%Y%m%d-%H%M%S");
+
+        out = g_strdup_printf("%s/reports/%s-%s", build, sc->name, stamp);
+    }
+    if (g_mkdir_with_parents(out, 0755)) {
+        fprintf(stderr, "smmulab-run: cannot create %s: %s\n", out,
+                g_strerror(errno));
+        return 1;
+    }
+    sc_json = scenario_json(sc, topologies);
+    fprintf(stderr, "smmulab-run: %s: %u boots (%u variant(s) x %u point(s) "
+            "x %u run(s)%s), output in %s\n", sc->name, plan->len,
+            sc->variants->len, npoints, sc->repeat,
+            sc->control ? " + control" : "", out);
+
+    for (i = 0; i < plan->len; i++) {
+        Plan *pl = &g_array_index(plan, Plan, i);
+        g_autoptr(SmmulabScenario) pt = smmulab_scenario_at_point(sc,
+            pl->point, pl->control);
+        g_autofree char *base = g_strdup_printf("%02u-%s%s%s%s-rep%u", i + 1,
+            pl->control ? "control-" : "", pl->variant,
+            pl->point ? "-" : "", pl->point ? pl->point : "", pl->rep);
+        g_autofree char *log = g_strdup_printf("%s/%s.log", out, base);
+        g_autofree char *cmd = g_strdup_printf("%s/%s.cmdline", out, base);
+        g_autofree char *label = g_strdup_printf("[%u/%u] %s%s%s%s rep %u",
+            i + 1, plan->len, pl->control ? "control:" : "", pl->variant,
+            pl->point ? " " : "", pl->point ? pl->point : "", pl->rep);
+        SmmulabRunSpec spec = {
+            .qemu = qemu, .kernel = kernel, .initrd = initrd,
+            .topologies = topologies, .sc = pt, .control = pl->control,
+            .variant_append = pl->append, .log_path = log,
+            .cmdline_path = cmd, .label = label,
+        };
+        g_autoptr(SmmulabRun) r = NULL;
+        g_autoptr(GError) rerr = NULL;
+
+        r = smmulab_run_boot(&spec, &rerr);
+        if (!r) {
+            fprintf(stderr, "smmulab-run: %s: %s\n", label, rerr->message);
+            return 1;
+        }
+        if (strcmp(r->verdict, "ok")) {
+            failed++;
+            fprintf(stderr, "smmulab-run: %s: %s%s%s (log %s)\n", label,
+                    r->verdict, r->detail ? ": " : "",
+                    r->detail ? r->detail : "", log);
+        }
+        json_array_add_element(runs, run_json(pl, r, log, cmd));
+        if (!save_runs(out, sc_json, runs, &err)) {
+            fprintf(stderr, "smmulab-run: %s\n", err->message);
+            return 1;
+        }
+    }
+
+    text = smmulab_report_from_dir(out, &err);
+    if (!text) {
+        fprintf(stderr, "smmulab-run: %s\n", err->message);
+        return 1;
+    }
+    printf("\n%s", text);
+    printf("report: %s/report.txt, report.json, report.svg (runs.json, "
+           "console logs and QEMU command lines beside them)\n", out);
+    return failed ? 3 : 0;
+}

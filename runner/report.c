@@ -1,0 +1,836 @@
+/*
+ * smmulab: scenario reports (text table, JSON, SVG) from recorded runs
+ *
+ * Everything here works from runs.json alone, so a report can be made
+ * again, or checked against golden files, without booting anything.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "report.h"
+
+typedef enum { AGG_MEAN, AGG_SUM, AGG_MAX } Agg;
+
+typedef struct Metric {
+    const char *id;
+    const char *label;
+    const char *src;        /* result:KEY, stats:KEY, run:KEY, calc:NAME */
+    double scale;
+    int decimals;
+    Agg agg;
+} Metric;
+
+static const Metric bench_metrics[] = {
+    { "ops_per_cpu_s", "map+unmaps per CPU per second",
+      "result:ops_per_thread_per_sec", 1, 1, AGG_MEAN },
+    { "ops_s", "map+unmaps per second, all CPUs", "result:ops_per_sec", 1, 1,
+      AGG_MEAN },
+    { "slowest_cpu_ops_s", "slowest CPU, map+unmaps per second",
+      "result:min_thread_ops_per_sec", 1, 1, AGG_MEAN },
+    { "unmap_mean_us", "unmap latency mean (us)", "result:unmap_mean_ns",
+      1e-3, 1, AGG_MEAN },
+    { "unmap_p50_us", "unmap latency p50 (us)", "result:unmap_p50_ns", 1e-3,
+      1, AGG_MEAN },
+    { "unmap_p99_us", "unmap latency p99 (us)", "result:unmap_p99_ns", 1e-3,
+      1, AGG_MEAN },
+    { "unmap_p999_us", "unmap latency p99.9 (us)", "result:unmap_p999_ns",
+      1e-3, 1, AGG_MEAN },
+    { "unmap_max_us", "unmap latency max (us)", "result:unmap_max_ns", 1e-3,
+      1, AGG_MAX },
+    { "map_p50_us", "map latency p50 (us)", "result:map_p50_ns", 1e-3, 1,
+      AGG_MEAN },
+    { "map_p99_us", "map latency p99 (us)", "result:map_p99_ns", 1e-3, 1,
+      AGG_MEAN },
+    { "map_errors", "mapping errors", "result:errors", 1, 0, AGG_SUM },
+    { NULL }
+};
+
+static const Metric dma_metrics[] = {
+    { "map_mean_us", "map latency mean (us)", "result:map_mean_ns", 1e-3, 1,
+      AGG_MEAN },
+    { "map_stddev_us", "map latency stddev (us)", "result:map_stddev_ns",
+      1e-3, 1, AGG_MEAN },
+    { "unmap_mean_us", "unmap latency mean (us)", "result:unmap_mean_ns",
+      1e-3, 1, AGG_MEAN },
+    { "unmap_stddev_us", "unmap latency stddev (us)",
+      "result:unmap_stddev_ns", 1e-3, 1, AGG_MEAN },
+    { NULL }
+};
+
+static const Metric probe_metrics[] = {
+    { "enable_ms", "VF enable, all PFs (ms)", "result:enable_total_ms", 1, 1,
+      AGG_MEAN },
+    { "probe_ms", "VF probe, all PFs (ms)", "result:probe_total_ms", 1, 1,
+      AGG_MEAN },
+    { "vf_probe_mean_us", "VF probe mean (us)", "result:vf_probe_mean_us", 1,
+      1, AGG_MEAN },
+    { "vf_probe_p50_us", "VF probe p50 (us)", "result:vf_probe_p50_us", 1, 1,
+      AGG_MEAN },
+    { "vf_probe_max_us", "VF probe max (us)", "result:vf_probe_max_us", 1, 1,
+      AGG_MAX },
+    { "vfs_in_groups", "VFs in IOMMU groups", "result:vfs_in_groups", 1, 0,
+      AGG_MEAN },
+    { NULL }
+};
+
+static const Metric common_metrics[] = {
+    { "soft_lockups", "soft lockups", "run:soft_lockups", 1, 0, AGG_SUM },
+    { "cmdq_timeouts", "CMDQ timeouts", "run:cmdq_timeouts", 1, 0, AGG_SUM },
+    { "cmd_sync_timeouts", "CMD_SYNC timeouts", "run:cmd_sync_timeouts", 1, 0,
+      AGG_SUM },
+    { "retired", "model: commands retired", "stats:retired", 1, 0,
+      AGG_MEAN },
+    { "syncs", "model: CMD_SYNCs", "stats:syncs", 1, 0, AGG_MEAN },
+    { "full", "model: PROD writes filling the queue", "stats:full", 1, 0,
+      AGG_MEAN },
+    { "max_pending", "model: most commands pending", "stats:max-pending", 1,
+      0, AGG_MAX },
+    { "cons_reads_busy", "model: CONS reads while busy",
+      "stats:cons-reads-busy", 1, 0, AGG_MEAN },
+    { "max_sync_wait_us", "model: longest CMD_SYNC wait (us)",
+      "stats:max-sync-wait-ns", 1e-3, 1, AGG_MAX },
+    { "mean_sync_wait_us", "model: mean CMD_SYNC wait (us)",
+      "calc:mean-sync-wait", 1e-3, 1, AGG_MEAN },
+    { NULL }
+};
+
+/* What the chart shows: bars of these ids without a sweep, a line with one */
+typedef struct Chart {
+    const char *kind;
+    const char *bars[4];
+    const char *bar_title;
+    gboolean bar_log;
+    const char *line;
+} Chart;
+
+static const Chart charts[] = {
+    { "map-unmap", { "unmap_p50_us", "unmap_p99_us", "unmap_p999_us" },
+      "unmap latency (us, log scale)", TRUE, "ops_per_cpu_s" },
+    { "unmap-storm", { "unmap_p50_us", "unmap_p99_us", "unmap_p999_us" },
+      "unmap latency per 2 MiB chunk (us, log scale)", TRUE, "unmap_p99_us" },
+    { "dma-bench", { "map_mean_us", "unmap_mean_us" },
+      "mean latency (us)", FALSE, "unmap_mean_us" },
+    { "probe-storm", { "vf_probe_p50_us", "vf_probe_mean_us",
+                       "vf_probe_max_us" },
+      "VF probe time (us, log scale)", TRUE, "probe_ms" },
+    { NULL }
+};
+
+static const Metric *workload_metrics(const char *kind)
+{
+    if (!strcmp(kind, "map-unmap") || !strcmp(kind, "unmap-storm")) {
+        return bench_metrics;
+    } else if (!strcmp(kind, "dma-bench")) {
+        return dma_metrics;
+    } else if (!strcmp(kind, "probe-storm")) {
+        return probe_metrics;
+    }
+    return NULL;
+}
+
+static const Metric *find_metric(const char *kind, const char *id)
+{
+    const Metric *lists[] = { workload_metrics(kind), common_metrics };
+    int l, i;
+
+    for (l = 0; l < 2; l++) {
+        for (i = 0; lists[l] && lists[l][i].id; i++) {
+            if (!strcmp(lists[l][i].id, id)) {
+                return &lists[l][i];
+            }
+        }
+    }
+    return NULL;
+}
+
+static double num_member(JsonObject *o, const char *key)
+{
+    JsonNode *n;
+
+    if (!o || !json_object_has_member(o, key)) {
+        return NAN;
+    }
+    n = json_object_get_member(o, key);
+    if (JSON_NODE_TYPE(n) != JSON_NODE_VALUE) {
+        return NAN;
+    }
+    if (json_node_get_value_type(n) == G_TYPE_STRING) {
+        char *end;
+        const char *s = json_node_get_string(n);
+        double d = g_ascii_strtod(s, &end);
+
+        return end != s && !*end ? d : NAN;
+    }
+    return json_node_get_double(n);
+}
+
+static JsonObject *member_obj(JsonObject *o, const char *key)
+{
+    if (!o || !json_object_has_member(o, key)) {
+        return NULL;
+    }
+    return json_object_get_object_member(o, key);
+}
+
+/* One metric of one run, NaN when the run did not produce it */
+static double run_value(JsonObject *run, const Metric *m)
+{
+    const char *colon = strchr(m->src, ':');
+    const char *key = colon + 1;
+    double v = NAN;
+
+    if (g_str_has_prefix(m->src, "result:")) {
+        v = num_member(member_obj(run, "summary"), key);
+    } else if (g_str_has_prefix(m->src, "stats:")) {
+        v = num_member(member_obj(run, "stats"), key);
+    } else if (g_str_has_prefix(m->src, "run:")) {
+        v = num_member(run, key);
+    } else if (!strcmp(m->src, "calc:mean-sync-wait")) {
+        JsonObject *st = member_obj(run, "stats");
+        double n = num_member(st, "syncs");
+
+        v = n > 0 ? num_member(st, "total-sync-wait-ns") / n : NAN;
+    }
+    return isnan(v) ? v : v * m->scale;
+}
+
+typedef struct Column {
+    char *name;         /* variant, or control:VARIANT */
+    char *variant;
+    gboolean control;
+} Column;
+
+static void column_free(gpointer p)
+{
+    Column *c = p;
+
+    g_free(c->name);
+    g_free(c->variant);
+    g_free(c);
+}
+
+static gboolean run_matches(JsonObject *run, const Column *c,
+                            const char *point)
+{
+    const char *rp;
+
+    if (strcmp(json_object_get_string_member(run, "variant"), c->variant) ||
+        json_object_get_boolean_member(run, "control") != c->control) {
+        return FALSE;
+    }
+    if (c->control || !point) {
+        return TRUE;
+    }
+    rp = json_object_get_string_member_with_default(run, "point", "");
+    return !strcmp(rp, point);
+}
+
+/* Aggregate metric @m over the runs of column @c at sweep @point */
+static double aggregate(JsonArray *runs, const Metric *m, const Column *c,
+                        const char *point, guint *nruns)
+{
+    double acc = NAN;
+    guint i, n = 0;
+
+    for (i = 0; i < json_array_get_length(runs); i++) {
+        JsonObject *run = json_array_get_object_element(runs, i);
+        double v;
+
+        if (!run_matches(run, c, point)) {
+            continue;
+        }
+        v = run_value(run, m);
+        if (isnan(v)) {
+            continue;
+        }
+        if (!n) {
+            acc = v;
+        } else if (m->agg == AGG_MAX) {
+            acc = MAX(acc, v);
+        } else {
+            acc += v;
+        }
+        n++;
+    }
+    if (n && m->agg == AGG_MEAN) {
+        acc /= n;
+    }
+    if (nruns) {
+        *nruns = n;
+    }
+    return acc;
+}
+
+static char *fmt(double v, int decimals)
+{
+    if (isnan(v)) {
+        return g_strdup("-");
+    }
+    return g_strdup_printf("%.*f", decimals, v);
+}
+
+static GPtrArray *columns_of(JsonObject *sc, JsonArray *runs)
+{
+    GPtrArray *cols = g_ptr_array_new_with_free_func(column_free);
+    JsonArray *vars = json_object_get_array_member(sc, "variants");
+    int control;
+    guint i, j;
+
+    for (control = 0; control < 2; control++) {
+        for (i = 0; i < json_array_get_length(vars); i++) {
+            JsonObject *v = json_array_get_object_element(vars, i);
+            const char *name = json_object_get_string_member(v, "name");
+            gboolean any = FALSE;
+            Column *c;
+
+            for (j = 0; j < json_array_get_length(runs); j++) {
+                JsonObject *r = json_array_get_object_element(runs, j);
+
+                any |= !strcmp(json_object_get_string_member(r, "variant"),
+                               name) &&
+                       json_object_get_boolean_member(r, "control") == control;
+            }
+            if (!any) {
+                continue;
+            }
+            c = g_new0(Column, 1);
+            c->variant = g_strdup(name);
+            c->control = control;
+            c->name = control ? g_strdup_printf("control:%s", name)
+                              : g_strdup(name);
+            g_ptr_array_add(cols, c);
+        }
+    }
+    return cols;
+}
+
+/* Runs of the same variant and point must agree exactly under icount */
+static char *determinism(JsonObject *sc, JsonArray *runs, JsonBuilder *b)
+{
+    g_autoptr(GHashTable) first = g_hash_table_new_full(g_str_hash,
+                                                        g_str_equal, g_free,
+                                                        g_free);
+    g_autoptr(GString) diff = g_string_new(NULL);
+    guint i, compared = 0;
+
+    if (!json_object_get_boolean_member(sc, "icount")) {
+        json_builder_set_member_name(b, "deterministic");
+        json_builder_add_null_value(b);
+        return g_strdup("not checked (icount off: times follow the host)");
+    }
+    for (i = 0; i < json_array_get_length(runs); i++) {
+        JsonObject *r = json_array_get_object_element(runs, i);
+        g_autofree char *key = g_strdup_printf("%s|%s|%d",
+            json_object_get_string_member(r, "variant"),
+            json_object_get_string_member_with_default(r, "point", ""),
+            json_object_get_boolean_member(r, "control"));
+        g_autoptr(JsonGenerator) gen = json_generator_new();
+        JsonNode *lines = json_object_get_member(r, "result_lines");
+        JsonNode *stats = json_object_get_member(r, "stats");
+        g_autofree char *a = NULL, *s = NULL;
+        char *sig;
+        const char *prev;
+
+        json_generator_set_root(gen, lines);
+        a = json_generator_to_data(gen, NULL);
+        if (stats) {
+            json_generator_set_root(gen, stats);
+            s = json_generator_to_data(gen, NULL);
+        }
+        sig = g_strconcat(a, "|", s ? s : "", NULL);
+        prev = g_hash_table_lookup(first, key);
+        if (!prev) {
+            g_hash_table_insert(first, g_strdup(key), sig);
+            continue;
+        }
+        compared++;
+        if (strcmp(prev, sig) && !diff->len) {
+            g_string_append_printf(diff, "variant %s%s%s run %"
+                                   G_GINT64_FORMAT " differs from run 1",
+                json_object_get_string_member(r, "variant"),
+                json_object_get_string_member_with_default(r, "point", "")[0] ?
+                    " point " : "",
+                json_object_get_string_member_with_default(r, "point", ""),
+                json_object_get_int_member(r, "rep"));
+        }
+        g_free(sig);
+    }
+    json_builder_set_member_name(b, "deterministic");
+    if (!compared) {
+        json_builder_add_null_value(b);
+        return g_strdup("not checked (one run per variant)");
+    }
+    json_builder_add_boolean_value(b, diff->len == 0);
+    if (diff->len) {
+        return g_strdup_printf("NO: %s", diff->str);
+    }
+    return g_strdup_printf("yes: %u repeated runs identical to the first "
+                           "(RESULT lines and model counters)", compared);
+}
+
+static void text_row(GString *t, const char *label, GPtrArray *cells,
+                     guint ncols, guint split)
+{
+    guint i;
+
+    g_string_append_printf(t, "%-40s", label);
+    for (i = 0; i < ncols; i++) {
+        if (i == split && split) {
+            g_string_append(t, " |");
+        }
+        g_string_append_printf(t, " %15s", (char *)g_ptr_array_index(cells, i));
+    }
+    g_string_append_c(t, '\n');
+}
+
+/* ---- SVG ---- */
+
+static const char *const palette[] = {
+    "#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b",
+    "#e377c2", "#7f7f7f",
+};
+
+static void svg_text(GString *s, double x, double y, const char *anchor,
+                     int size, const char *text)
+{
+    g_autofree char *esc = g_markup_escape_text(text, -1);
+
+    g_string_append_printf(s, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"%d\" "
+                           "text-anchor=\"%s\">%s</text>\n", x, y, size,
+                           anchor, esc);
+}
+
+static double axis_max(double v)
+{
+    double p = pow(10, floor(log10(v > 0 ? v : 1)));
+    double m[] = { 1, 2, 2.5, 5, 10 };
+    int i;
+
+    for (i = 0; i < 5; i++) {
+        if (v <= m[i] * p) {
+            return m[i] * p;
+        }
+    }
+    return 10 * p;
+}
+
+static char *svg_chart(JsonObject *sc, JsonArray *runs, GPtrArray *cols,
+                       const char *kind)
+{
+    const Chart *ch = NULL;
+    GString *s = g_string_new(NULL);
+    const double W = 760, H = 420, L = 80, R = 20, T = 50, B = 90;
+    const double pw = W - L - R, ph = H - T - B;
+    JsonArray *points = json_object_has_member(sc, "sweep_values") ?
+        json_object_get_array_member(sc, "sweep_values") : NULL;
+    g_autofree char *title = NULL;
+    int i;
+    guint c, p;
+
+    for (i = 0; charts[i].kind; i++) {
+        if (!strcmp(charts[i].kind, kind)) {
+            ch = &charts[i];
+        }
+    }
+    g_string_append_printf(s, "<svg xmlns=\"http://www.w3.org/2000/svg\" "
+                           "width=\"%.0f\" height=\"%.0f\" "
+                           "font-family=\"sans-serif\">\n", W, H);
+    g_string_append_printf(s, "<rect width=\"%.0f\" height=\"%.0f\" "
+                           "fill=\"white\"/>\n", W, H);
+    if (!ch) {
+        svg_text(s, W / 2, H / 2, "middle", 14, "no chart for this workload");
+        g_string_append(s, "</svg>\n");
+        return g_string_free(s, FALSE);
+    }
+
+    if (points && json_array_get_length(points)) {
+        /* Sweep: one line per variant over the points */
+        const Metric *m = find_metric(kind, ch->line);
+        guint np = json_array_get_length(points), nv = 0;
+        double vmax = 0;
+
+        for (c = 0; c < cols->len; c++) {
+            Column *col = g_ptr_array_index(cols, c);
+
+            for (p = 0; p < np && !col->control; p++) {
+                double v = aggregate(runs, m, col,
+                                     json_array_get_string_element(points, p),
+                                     NULL);
+
+                if (!isnan(v)) {
+                    vmax = MAX(vmax, v);
+                }
+            }
+        }
+        vmax = axis_max(vmax);
+        title = g_strdup_printf("%s: %s by %s",
+                                json_object_get_string_member(sc, "name"),
+                                m->label,
+                                json_object_get_string_member(sc, "sweep_key"));
+        svg_text(s, W / 2, 28, "middle", 16, title);
+        for (i = 0; i <= 5; i++) {
+            double y = T + ph - ph * i / 5;
+            g_autofree char *lab = fmt(vmax * i / 5, vmax >= 50 ? 0 : 1);
+
+            g_string_append_printf(s, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
+                                   "y2=\"%.1f\" stroke=\"#ddd\"/>\n", L, y,
+                                   L + pw, y);
+            svg_text(s, L - 6, y + 4, "end", 11, lab);
+        }
+        for (p = 0; p < np; p++) {
+            double x = L + pw * (p + 0.5) / np;
+
+            svg_text(s, x, T + ph + 18, "middle", 11,
+                     json_array_get_string_element(points, p));
+        }
+        svg_text(s, L + pw / 2, T + ph + 38, "middle", 12,
+                 json_object_get_string_member(sc, "sweep_key"));
+        for (c = 0; c < cols->len; c++) {
+            Column *col = g_ptr_array_index(cols, c);
+            const char *color = palette[nv % G_N_ELEMENTS(palette)];
+            g_autoptr(GString) path = g_string_new(NULL);
+
+            if (col->control) {
+                continue;
+            }
+            for (p = 0; p < np; p++) {
+                double v = aggregate(runs, m, col,
+                                     json_array_get_string_element(points, p),
+                                     NULL);
+                double x = L + pw * (p + 0.5) / np, y;
+
+                if (isnan(v)) {
+                    continue;
+                }
+                y = T + ph - ph * v / vmax;
+                g_string_append_printf(path, "%s%.1f,%.1f", path->len ? " " : "",
+                                       x, y);
+                g_string_append_printf(s, "<circle cx=\"%.1f\" cy=\"%.1f\" "
+                                       "r=\"4\" fill=\"%s\"/>\n", x, y, color);
+            }
+            g_string_append_printf(s, "<polyline points=\"%s\" fill=\"none\" "
+                                   "stroke=\"%s\" stroke-width=\"2\"/>\n",
+                                   path->str, color);
+            g_string_append_printf(s, "<rect x=\"%.1f\" y=\"%.1f\" width=\"12\" "
+                                   "height=\"12\" fill=\"%s\"/>\n",
+                                   L + 10 + 150 * nv, H - 28, color);
+            svg_text(s, L + 28 + 150 * nv, H - 18, "start", 12, col->name);
+            nv++;
+        }
+    } else {
+        /* Bars: for each column, one bar per chart metric */
+        guint nm = 0, ncol = cols->len;
+        double vmax = 0, vmin = INFINITY, lo, hi;
+
+        while (nm < G_N_ELEMENTS(ch->bars) && ch->bars[nm]) {
+            nm++;
+        }
+        for (c = 0; c < ncol; c++) {
+            for (i = 0; i < (int)nm; i++) {
+                double v = aggregate(runs, find_metric(kind, ch->bars[i]),
+                                     g_ptr_array_index(cols, c), NULL, NULL);
+
+                if (!isnan(v) && v > 0) {
+                    vmax = MAX(vmax, v);
+                    vmin = MIN(vmin, v);
+                }
+            }
+        }
+        if (ch->bar_log) {
+            lo = vmax > 0 ? floor(log10(vmin)) : 0;
+            hi = vmax > 0 ? ceil(log10(vmax)) : 1;
+            if (hi <= lo) {
+                hi = lo + 1;
+            }
+        } else {
+            lo = 0;
+            hi = axis_max(vmax);
+        }
+        title = g_strdup_printf("%s: %s",
+                                json_object_get_string_member(sc, "name"),
+                                ch->bar_title);
+        svg_text(s, W / 2, 28, "middle", 16, title);
+        for (i = 0; i <= (ch->bar_log ? (int)(hi - lo) : 5); i++) {
+            double frac = ch->bar_log ? i / (hi - lo) : i / 5.0;
+            double y = T + ph - ph * frac;
+            g_autofree char *lab = ch->bar_log ?
+                fmt(pow(10, lo + i), lo + i < 0 ? (int)-(lo + i) : 0) :
+                fmt(hi * frac, hi >= 50 ? 0 : 1);
+
+            g_string_append_printf(s, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
+                                   "y2=\"%.1f\" stroke=\"#ddd\"/>\n", L, y,
+                                   L + pw, y);
+            svg_text(s, L - 6, y + 4, "end", 11, lab);
+        }
+        for (c = 0; c < ncol; c++) {
+            Column *col = g_ptr_array_index(cols, c);
+            double gx = L + pw * c / ncol, gw = pw / ncol;
+            double bw = gw * 0.8 / nm;
+
+            for (i = 0; i < (int)nm; i++) {
+                double v = aggregate(runs, find_metric(kind, ch->bars[i]), col,
+                                     NULL, NULL);
+                double frac, x = gx + gw * 0.1 + bw * i;
+
+                if (isnan(v) || v <= 0) {
+                    continue;
+                }
+                frac = ch->bar_log ? (log10(v) - lo) / (hi - lo) : v / hi;
+                frac = CLAMP(frac, 0, 1);
+                g_string_append_printf(s, "<rect x=\"%.1f\" y=\"%.1f\" "
+                                       "width=\"%.1f\" height=\"%.1f\" "
+                                       "fill=\"%s\"%s/>\n", x,
+                                       T + ph - ph * frac, bw * 0.9,
+                                       ph * frac, palette[i],
+                                       col->control ? " fill-opacity=\"0.45\"" : "");
+            }
+            svg_text(s, gx + gw / 2, T + ph + 18, "middle", 11, col->name);
+        }
+        for (i = 0; i < (int)nm; i++) {
+            const Metric *m = find_metric(kind, ch->bars[i]);
+
+            g_string_append_printf(s, "<rect x=\"%.1f\" y=\"%.1f\" width=\"12\" "
+                                   "height=\"12\" fill=\"%s\"/>\n",
+                                   L + 10 + 220 * i, H - 28, palette[i]);
+            svg_text(s, L + 28 + 220 * i, H - 18, "start", 12, m->label);
+        }
+    }
+    g_string_append_printf(s, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
+                           "y2=\"%.1f\" stroke=\"black\"/>\n", L, T + ph,
+                           L + pw, T + ph);
+    g_string_append_printf(s, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
+                           "y2=\"%.1f\" stroke=\"black\"/>\n", L, T, L, T + ph);
+    g_string_append(s, "</svg>\n");
+    return g_string_free(s, FALSE);
+}
+
+/* ---- the text table and JSON ---- */
+
+static void add_table(GString *t, JsonBuilder *b, JsonArray *runs,
+                      GPtrArray *cols, const Metric *list, const char *point)
+{
+    guint c, split = 0;
+    int i;
+
+    for (c = 0; c < cols->len; c++) {
+        if (((Column *)g_ptr_array_index(cols, c))->control && !split) {
+            split = c;
+        }
+    }
+    for (i = 0; list[i].id; i++) {
+        g_autoptr(GPtrArray) cells = g_ptr_array_new_with_free_func(g_free);
+        gboolean any = FALSE;
+
+        json_builder_begin_object(b);
+        json_builder_set_member_name(b, "metric");
+        json_builder_add_string_value(b, list[i].id);
+        json_builder_set_member_name(b, "label");
+        json_builder_add_string_value(b, list[i].label);
+        if (point) {
+            json_builder_set_member_name(b, "point");
+            json_builder_add_string_value(b, point);
+        }
+        json_builder_set_member_name(b, "values");
+        json_builder_begin_object(b);
+        for (c = 0; c < cols->len; c++) {
+            Column *col = g_ptr_array_index(cols, c);
+            double v = aggregate(runs, &list[i], col, point, NULL);
+
+            g_ptr_array_add(cells, fmt(v, list[i].decimals));
+            json_builder_set_member_name(b, col->name);
+            if (isnan(v)) {
+                json_builder_add_null_value(b);
+            } else {
+                json_builder_add_double_value(b, v);
+                any = TRUE;
+            }
+        }
+        json_builder_end_object(b);
+        json_builder_end_object(b);
+        if (any) {
+            text_row(t, list[i].label, cells, cols->len, split);
+        }
+    }
+}
+
+static void header_row(GString *t, GPtrArray *cols, const char *first)
+{
+    g_autoptr(GPtrArray) names = g_ptr_array_new();
+    guint c, split = 0;
+
+    for (c = 0; c < cols->len; c++) {
+        Column *col = g_ptr_array_index(cols, c);
+
+        g_ptr_array_add(names, col->name);
+        if (col->control && !split) {
+            split = c;
+        }
+    }
+    text_row(t, first, names, cols->len, split);
+}
+
+char *smmulab_report_write(JsonNode *doc, const char *dir, GError **err)
+{
+    JsonObject *root = json_node_get_object(doc);
+    JsonObject *sc = json_object_get_object_member(root, "scenario");
+    JsonArray *runs = json_object_get_array_member(root, "runs");
+    const char *kind = json_object_get_string_member(sc, "workload");
+    const Metric *wm = workload_metrics(kind);
+    JsonArray *points = json_object_has_member(sc, "sweep_values") ?
+        json_object_get_array_member(sc, "sweep_values") : NULL;
+    g_autoptr(GPtrArray) cols = columns_of(sc, runs);
+    g_autoptr(JsonBuilder) b = json_builder_new();
+    g_autoptr(JsonGenerator) gen = json_generator_new();
+    g_autoptr(JsonNode) out = NULL;
+    GString *t = g_string_new(NULL);
+    g_autofree char *det = NULL, *svg = NULL, *json = NULL;
+    g_autofree char *p_txt = NULL, *p_json = NULL, *p_svg = NULL;
+    guint i, nrun = json_array_get_length(runs), nok = 0, ctl_lockups = 0;
+    gboolean reliable;
+
+    for (i = 0; i < nrun; i++) {
+        JsonObject *r = json_array_get_object_element(runs, i);
+
+        nok += !strcmp(json_object_get_string_member(r, "verdict"), "ok");
+        if (json_object_get_boolean_member(r, "control")) {
+            ctl_lockups += json_object_get_int_member(r, "soft_lockups") +
+                           json_object_get_int_member(r, "cmdq_timeouts") +
+                           json_object_get_int_member(r, "cmd_sync_timeouts");
+        }
+    }
+    reliable = ctl_lockups == 0;
+
+    json_builder_begin_object(b);
+    json_builder_set_member_name(b, "scenario");
+    json_builder_add_value(b, json_node_copy(json_object_get_member(root,
+                                                                    "scenario")));
+    det = determinism(sc, runs, b);
+    json_builder_set_member_name(b, "reliable");
+    json_builder_add_boolean_value(b, reliable);
+    json_builder_set_member_name(b, "runs_ok");
+    json_builder_add_int_value(b, nok);
+    json_builder_set_member_name(b, "runs_total");
+    json_builder_add_int_value(b, nrun);
+
+    g_string_append_printf(t, "smmulab report: %s\n",
+                           json_object_get_string_member(sc, "name"));
+    if (json_object_has_member(sc, "description")) {
+        g_string_append_printf(t, "  %s\n",
+                               json_object_get_string_member(sc, "description"));
+    }
+    g_string_append_printf(t, "  scenario %s, workload %s, %" G_GINT64_FORMAT
+                           " run(s) per variant%s\n",
+                           json_object_get_string_member(sc, "file"), kind,
+                           json_object_get_int_member(sc, "repeat"),
+                           points ? " and sweep point" : "");
+    g_string_append_printf(t, "  model: %s\n",
+                           json_object_get_string_member(sc, "smmu"));
+    g_string_append_printf(t, "  machine: %s\n",
+                           json_object_get_string_member(sc, "machine"));
+    g_string_append_printf(t, "  runs: %u of %u ok\n", nok, nrun);
+    g_string_append_printf(t, "  deterministic: %s\n", det);
+    if (json_object_get_boolean_member(sc, "control")) {
+        g_string_append_printf(t, "  control (fast hardware: every cost 0, "
+                               "cmdqs=19, RIL on): %s\n", reliable ?
+                               "no lockup or timeout: the comparison stands" :
+                               "LOCKUPS OR TIMEOUTS ON FAST HARDWARE: the "
+                               "result is UNRELIABLE, do not blame a variant");
+    } else {
+        g_string_append(t, "  control: not run\n");
+    }
+    for (i = 0; i < nrun; i++) {
+        JsonObject *r = json_array_get_object_element(runs, i);
+
+        if (strcmp(json_object_get_string_member(r, "verdict"), "ok")) {
+            g_string_append_printf(t, "  run %s%s%s rep %" G_GINT64_FORMAT
+                                   ": %s: %s (log %s)\n",
+                json_object_get_boolean_member(r, "control") ? "control:" : "",
+                json_object_get_string_member(r, "variant"),
+                json_object_get_string_member_with_default(r, "point", "")[0] ?
+                    "" : "",
+                json_object_get_int_member(r, "rep"),
+                json_object_get_string_member(r, "verdict"),
+                json_object_get_string_member_with_default(r, "detail", ""),
+                json_object_get_string_member(r, "log"));
+        }
+    }
+    g_string_append_c(t, '\n');
+
+    json_builder_set_member_name(b, "columns");
+    json_builder_begin_array(b);
+    for (i = 0; i < cols->len; i++) {
+        json_builder_add_string_value(b,
+            ((Column *)g_ptr_array_index(cols, i))->name);
+    }
+    json_builder_end_array(b);
+    json_builder_set_member_name(b, "table");
+    json_builder_begin_array(b);
+    if (points && json_array_get_length(points)) {
+        guint p;
+
+        for (p = 0; p < json_array_get_length(points); p++) {
+            const char *pt = json_array_get_string_element(points, p);
+            g_autofree char *head = g_strdup_printf("%s=%s",
+                json_object_get_string_member(sc, "sweep_key"), pt);
+
+            header_row(t, cols, head);
+            if (wm) {
+                add_table(t, b, runs, cols, wm, pt);
+            }
+            add_table(t, b, runs, cols, common_metrics, pt);
+            g_string_append_c(t, '\n');
+        }
+    } else {
+        header_row(t, cols, "");
+        if (wm) {
+            add_table(t, b, runs, cols, wm, NULL);
+        }
+        add_table(t, b, runs, cols, common_metrics, NULL);
+    }
+    json_builder_end_array(b);
+    json_builder_set_member_name(b, "runs");
+    json_builder_add_value(b, json_node_copy(json_object_get_member(root,
+                                                                    "runs")));
+    json_builder_end_object(b);
+
+    out = json_builder_get_root(b);
+    json_generator_set_root(gen, out);
+    json_generator_set_pretty(gen, TRUE);
+    json = json_generator_to_data(gen, NULL);
+    svg = svg_chart(sc, runs, cols, kind);
+
+    p_txt = g_build_filename(dir, "report.txt", NULL);
+    p_json = g_build_filename(dir, "report.json", NULL);
+    p_svg = g_build_filename(dir, "report.svg", NULL);
+    if (!g_file_set_contents(p_txt, t->str, -1, err) ||
+        !g_file_set_contents(p_json, json, -1, err) ||
+        !g_file_set_contents(p_svg, svg, -1, err)) {
+        g_string_free(t, TRUE);
+        return NULL;
+    }
+    return g_string_free(t, FALSE);
+}
+
+char *smmulab_report_from_dir(const char *dir, GError **err)
+{
+    g_autofree char *path = g_build_filename(dir, "runs.json", NULL);
+    g_autoptr(JsonParser) parser = json_parser_new();
+    JsonNode *root;
+
+    if (!json_parser_load_from_file(parser, path, err)) {
+        g_prefix_error(err, "%s: ", path);
+        return NULL;
+    }
+    root = json_parser_get_root(parser);
+    if (!root || !JSON_NODE_HOLDS_OBJECT(root) ||
+        !json_object_has_member(json_node_get_object(root), "scenario") ||
+        !json_object_has_member(json_node_get_object(root), "runs")) {
+        g_set_error(err, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                    "%s: not a runs.json of smmulab-run", path);
+        return NULL;
+    }
+    return smmulab_report_write(root, dir, err);
+}

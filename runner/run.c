@@ -1,0 +1,460 @@
+/*
+ * smmulab: one boot of a scenario run, watched from the console and QMP
+ *
+ * QEMU runs with -no-shutdown, so that when the guest powers off (or
+ * panics, with -no-reboot) the machine stops but stays: the model's
+ * counters are read over QMP, then QEMU is told to quit.  The console is
+ * read through a pipe, kept in the run's log up to a cap, and scanned for
+ * RESULT lines, soft lockups, CMDQ/CMD_SYNC timeouts and panics.  A hard
+ * timeout ends a guest that never finishes.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <glib-unix.h>
+
+#include "qmp.h"
+#include "run.h"
+#include "topology.h"
+
+void smmulab_run_free(SmmulabRun *r)
+{
+    if (!r) {
+        return;
+    }
+    g_free(r->verdict);
+    g_free(r->detail);
+    g_ptr_array_unref(r->results);
+    if (r->stats) {
+        json_node_unref(r->stats);
+    }
+    g_free(r);
+}
+
+const char *smmulab_result_get(GPtrArray *results, const char *with,
+                               const char *key, char *buf, gsize len)
+{
+    g_autofree char *needle = g_strdup_printf(" %s=", key);
+    guint i;
+
+    for (i = 0; i < results->len; i++) {
+        g_autofree char *line = g_strconcat(" ", g_ptr_array_index(results, i),
+                                            NULL);
+        const char *p = strstr(line, needle);
+        gsize n;
+
+        if (!p || (with && !strstr(line, with))) {
+            continue;
+        }
+        p += strlen(needle);
+        n = strcspn(p, " ");
+        if (n >= len) {
+            n = len - 1;
+        }
+        memcpy(buf, p, n);
+        buf[n] = '\0';
+        return buf;
+    }
+    return NULL;
+}
+
+GPtrArray *smmulab_run_argv(const SmmulabRunSpec *spec, const char *qmp_sock,
+                            GError **err)
+{
+    const SmmulabScenario *sc = spec->sc;
+    g_autoptr(GPtrArray) over = g_ptr_array_new_with_free_func(g_free);
+    g_autoptr(SmmulabTopology) topo = NULL;
+    g_autoptr(GPtrArray) targs = NULL;
+    g_autoptr(GString) append = g_string_new(NULL);
+    GPtrArray *argv = g_ptr_array_new_with_free_func(g_free);
+    guint i;
+
+    if (sc->cpus) {
+        g_ptr_array_add(over, g_strdup_printf("cpus=%u", sc->cpus));
+    }
+    if (sc->memory) {
+        g_ptr_array_add(over, g_strdup_printf("memory=%s", sc->memory));
+    }
+    for (i = 0; i < sc->topology->len; i++) {
+        g_ptr_array_add(over, g_strdup(g_ptr_array_index(sc->topology, i)));
+    }
+    g_ptr_array_add(over, NULL);
+    topo = smmulab_topology_load(spec->topologies, sc->workload,
+                                 (char **)over->pdata, err);
+    if (!topo) {
+        g_ptr_array_unref(argv);
+        return NULL;
+    }
+    targs = smmulab_topology_qemu_args(topo);
+
+    g_ptr_array_add(argv, g_strdup(spec->qemu));
+    g_ptr_array_add(argv, g_strdup("-M"));
+    g_ptr_array_add(argv, g_strdup("virt,iommu=smmuv3,gic-version=3,"
+                                   "dtb-randomness=off"));
+    g_ptr_array_add(argv, g_strdup("-cpu"));
+    g_ptr_array_add(argv, g_strdup("cortex-a57"));
+    for (i = 0; i < targs->len; i++) {
+        g_ptr_array_add(argv, g_strdup(g_ptr_array_index(targs, i)));
+    }
+    g_ptr_array_add(argv, g_strdup("-accel"));
+    if (sc->icount) {
+        /* Deterministic: one thread, time from instruction counts */
+        g_ptr_array_add(argv, g_strdup("tcg,thread=single"));
+        g_ptr_array_add(argv, g_strdup("-icount"));
+        g_ptr_array_add(argv, g_strdup_printf("shift=%u,sleep=off",
+                                              sc->icount_shift));
+        g_ptr_array_add(argv, g_strdup("-rtc"));
+        g_ptr_array_add(argv, g_strdup("clock=vm,base=2026-01-01"));
+    } else {
+        g_ptr_array_add(argv, g_strdup("tcg,thread=multi"));
+    }
+    g_ptr_array_add(argv, g_strdup("-display"));
+    g_ptr_array_add(argv, g_strdup("none"));
+    g_ptr_array_add(argv, g_strdup("-monitor"));
+    g_ptr_array_add(argv, g_strdup("none"));
+    g_ptr_array_add(argv, g_strdup("-serial"));
+    g_ptr_array_add(argv, g_strdup("stdio"));
+    g_ptr_array_add(argv, g_strdup("-net"));
+    g_ptr_array_add(argv, g_strdup("none"));
+    g_ptr_array_add(argv, g_strdup("-no-reboot"));
+    g_ptr_array_add(argv, g_strdup("-no-shutdown"));
+    if (qmp_sock) {
+        g_ptr_array_add(argv, g_strdup("-qmp"));
+        g_ptr_array_add(argv, g_strdup_printf("unix:%s,server=on,wait=off",
+                                              qmp_sock));
+    }
+    g_ptr_array_add(argv, g_strdup("-kernel"));
+    g_ptr_array_add(argv, g_strdup(spec->kernel));
+    g_ptr_array_add(argv, g_strdup("-initrd"));
+    g_ptr_array_add(argv, g_strdup(spec->initrd));
+
+    g_string_append_printf(append, "console=ttyAMA0 panic=-1 loglevel=7 "
+                           "smmulab.workload=%s", sc->workload);
+    if (topo->append) {
+        g_string_append_printf(append, " %s", topo->append);
+    }
+    for (i = 0; i < sc->params->len; i++) {
+        g_string_append_printf(append, " %s",
+                               (char *)g_ptr_array_index(sc->params, i));
+    }
+    if (sc->watchdog_thresh >= 0) {
+        g_string_append_printf(append, " smmulab.watchdog_thresh=%d",
+                               sc->watchdog_thresh);
+    }
+    if (sc->append) {
+        g_string_append_printf(append, " %s", sc->append);
+    }
+    if (spec->variant_append && *spec->variant_append) {
+        g_string_append_printf(append, " %s", spec->variant_append);
+    }
+    g_ptr_array_add(argv, g_strdup("-append"));
+    g_ptr_array_add(argv, g_string_free(g_steal_pointer(&append), FALSE));
+    if (!spec->control) {
+        for (i = 0; i < sc->smmu->len; i++) {
+            g_ptr_array_add(argv, g_strdup("-global"));
+            g_ptr_array_add(argv, g_strdup_printf("arm-smmuv3.%s",
+                (char *)g_ptr_array_index(sc->smmu, i)));
+        }
+    }
+    g_ptr_array_add(argv, NULL);
+    return argv;
+}
+
+typedef struct Watch {
+    SmmulabRun *r;
+    GString *partial;
+    gboolean panic, status_seen;
+    char *panic_line, *error_line;
+    int log_fd;
+    guint64 cap;
+} Watch;
+
+static void scan_line(Watch *w, char *line)
+{
+    SmmulabRun *r = w->r;
+    gsize n = strlen(line);
+
+    while (n && (line[n - 1] == '\r' || line[n - 1] == '\n')) {
+        line[--n] = '\0';
+    }
+    if (g_str_has_prefix(line, "RESULT ")) {
+        g_ptr_array_add(r->results, g_strdup(line + 7));
+        if (g_str_has_prefix(line, "RESULT status=")) {
+            w->status_seen = TRUE;
+        }
+        return;
+    }
+    if (strstr(line, "soft lockup")) {
+        r->soft_lockups++;
+    }
+    if (strstr(line, "CMDQ timeout")) {
+        r->cmdq_timeouts++;
+    }
+    if (strstr(line, "CMD_SYNC timeout")) {
+        r->cmd_sync_timeouts++;
+    }
+    if (strstr(line, "Kernel panic") && !w->panic) {
+        w->panic = TRUE;
+        w->panic_line = g_strdup(line);
+    }
+    if ((g_str_has_prefix(line, "SMMULAB: error:") ||
+         g_str_has_prefix(line, "SMMULAB: skipped:") ||
+         strstr(line, "qemu-system-aarch64:")) && !w->error_line) {
+        w->error_line = g_strdup(line);
+    }
+}
+
+static void consume(Watch *w, const char *buf, gsize n)
+{
+    gsize i, start = 0;
+
+    if (w->r->console_bytes < w->cap) {
+        gsize keep = MIN(n, w->cap - w->r->console_bytes);
+
+        if (write(w->log_fd, buf, keep) < 0) {
+            /* the log is best effort; the scan goes on */
+        }
+    } else if (!w->r->flood) {
+        w->r->flood = TRUE;
+    }
+    w->r->console_bytes += n;
+    for (i = 0; i < n; i++) {
+        if (buf[i] == '\n') {
+            g_string_append_len(w->partial, buf + start, i - start);
+            scan_line(w, w->partial->str);
+            g_string_truncate(w->partial, 0);
+            start = i + 1;
+        }
+    }
+    g_string_append_len(w->partial, buf + start, n - start);
+    /* a line that never ends is still scanned, in pieces */
+    if (w->partial->len > 65536) {
+        scan_line(w, w->partial->str);
+        g_string_truncate(w->partial, 0);
+    }
+}
+
+static void progress(const SmmulabRunSpec *spec, const SmmulabRun *r,
+                     double t, JsonNode *stats, gboolean final)
+{
+    static gboolean tty = -1;
+    g_autoptr(GString) s = g_string_new(NULL);
+
+    if (tty == (gboolean)-1) {
+        tty = isatty(2);
+    }
+    g_string_append_printf(s, "%s  %5.1fs", spec->label, t);
+    if (stats && JSON_NODE_HOLDS_OBJECT(stats)) {
+        JsonObject *o = json_node_get_object(stats);
+
+        g_string_append_printf(s, "  retired=%" G_GINT64_FORMAT
+                               " full=%" G_GINT64_FORMAT
+                               " pending=%" G_GINT64_FORMAT,
+                               json_object_get_int_member_with_default(o, "retired", 0),
+                               json_object_get_int_member_with_default(o, "full", 0),
+                               json_object_get_int_member_with_default(o, "pending", 0));
+    }
+    if (r->soft_lockups || r->cmdq_timeouts || r->cmd_sync_timeouts) {
+        g_string_append_printf(s, "  lockups=%u cmdq-timeouts=%u "
+                               "sync-timeouts=%u", r->soft_lockups,
+                               r->cmdq_timeouts, r->cmd_sync_timeouts);
+    }
+    if (tty) {
+        fprintf(stderr, "\r%-110s%s", s->str, final ? "\n" : "");
+    } else if (final) {
+        fprintf(stderr, "%s\n", s->str);
+    }
+}
+
+SmmulabRun *smmulab_run_boot(const SmmulabRunSpec *spec, GError **err)
+{
+    g_autofree char *sock = g_strdup_printf("%s/smmulab-qmp-%d-%p.sock",
+                                            g_get_tmp_dir(), getpid(),
+                                            (void *)spec);
+    g_autoptr(GPtrArray) argv = NULL;
+    g_autoptr(GString) cmdline = g_string_new(NULL);
+    SmmulabQmp *qmp = NULL;
+    g_autofree char *smmu_path = NULL;
+    SmmulabRun *r;
+    Watch w = { 0 };
+    int pipefd[2];
+    GPid pid;
+    gint64 start, last_poll = 0, deadline, quit_at = 0;
+    gboolean eof = FALSE, timed_out = FALSE, stopped = FALSE;
+    int status = 0;
+    guint i;
+
+    argv = smmulab_run_argv(spec, sock, err);
+    if (!argv) {
+        return NULL;
+    }
+    for (i = 0; g_ptr_array_index(argv, i); i++) {
+        g_autofree char *q = g_shell_quote(g_ptr_array_index(argv, i));
+
+        g_string_append_printf(cmdline, "%s%s", i ? " " : "", q);
+    }
+    g_string_append_c(cmdline, '\n');
+    if (!g_file_set_contents(spec->cmdline_path, cmdline->str, -1, err)) {
+        return NULL;
+    }
+    w.log_fd = open(spec->log_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+                    0644);
+    if (w.log_fd < 0) {
+        g_set_error(err, G_IO_ERROR, g_io_error_from_errno(errno),
+                    "cannot create %s: %s", spec->log_path, g_strerror(errno));
+        return NULL;
+    }
+    if (!g_unix_open_pipe(pipefd, FD_CLOEXEC, err)) {
+        close(w.log_fd);
+        return NULL;
+    }
+    unlink(sock);
+    if (!g_spawn_async_with_pipes_and_fds(NULL,
+            (const char * const *)argv->pdata, NULL,
+            G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_STDIN_FROM_DEV_NULL,
+            NULL, NULL, -1, pipefd[1], pipefd[1], NULL, NULL, 0, &pid,
+            NULL, NULL, NULL, err)) {
+        close(pipefd[0]);
+        close(pipefd[1]);
+        close(w.log_fd);
+        g_prefix_error(err, "cannot start %s: ", spec->qemu);
+        return NULL;
+    }
+    close(pipefd[1]);
+
+    r = g_new0(SmmulabRun, 1);
+    r->results = g_ptr_array_new_with_free_func(g_free);
+    w.r = r;
+    w.partial = g_string_new(NULL);
+    w.cap = spec->console_cap ? spec->console_cap : 64 << 20;
+    start = g_get_monotonic_time();
+    deadline = start + (gint64)spec->sc->timeout_s * G_USEC_PER_SEC;
+
+    while (!eof) {
+        struct pollfd pfd = { .fd = pipefd[0], .events = POLLIN };
+        gint64 now;
+        char buf[65536];
+
+        if (poll(&pfd, 1, 200) > 0) {
+            ssize_t n = read(pipefd[0], buf, sizeof(buf));
+
+            if (n > 0) {
+                consume(&w, buf, n);
+            } else if (n == 0 || (errno != EINTR && errno != EAGAIN)) {
+                eof = TRUE;
+            }
+        }
+        now = g_get_monotonic_time();
+        if (!qmp && !stopped && now - start < 20 * G_USEC_PER_SEC &&
+            g_file_test(sock, G_FILE_TEST_EXISTS)) {
+            qmp = smmulab_qmp_connect(sock, 0, NULL);
+            if (qmp) {
+                smmu_path = smmulab_qmp_find_smmu(qmp, NULL);
+            }
+        }
+        if (qmp && smmu_path && !stopped &&
+            now - last_poll >= G_USEC_PER_SEC) {
+            g_autoptr(GError) qerr = NULL;
+            JsonNode *st = smmulab_qmp_cmdq_stats(qmp, smmu_path, &qerr);
+
+            last_poll = now;
+            if (st) {
+                if (r->stats) {
+                    json_node_unref(r->stats);
+                }
+                r->stats = st;
+            }
+            progress(spec, r, (now - start) / 1e6, r->stats, FALSE);
+            if (smmulab_qmp_event_seen(qmp, "SHUTDOWN") ||
+                smmulab_qmp_event_seen(qmp, "STOP")) {
+                /* The guest is done: the counters just read are final */
+                stopped = TRUE;
+            }
+        }
+        if (stopped && !quit_at) {
+            g_autoptr(JsonNode) ret = NULL;
+            g_autoptr(GError) qerr = NULL;
+
+            if (smmu_path) {
+                JsonNode *st = smmulab_qmp_cmdq_stats(qmp, smmu_path, NULL);
+
+                if (st) {
+                    if (r->stats) {
+                        json_node_unref(r->stats);
+                    }
+                    r->stats = st;
+                }
+            }
+            ret = smmulab_qmp_execute(qmp, "quit", NULL, &qerr);
+            quit_at = now;
+        }
+        if (!timed_out && now > deadline) {
+            timed_out = TRUE;
+            kill(pid, SIGTERM);
+            quit_at = now;
+        }
+        /* QEMU that does not go after quit or SIGTERM is killed */
+        if (quit_at && now - quit_at > 5 * G_USEC_PER_SEC) {
+            kill(pid, SIGKILL);
+        }
+    }
+    if (waitpid(pid, &status, 0) < 0) {
+        status = -1;
+    }
+    g_spawn_close_pid(pid);
+    close(pipefd[0]);
+    if (w.partial->len) {
+        scan_line(&w, w.partial->str);
+    }
+    g_string_free(w.partial, TRUE);
+    close(w.log_fd);
+    smmulab_qmp_close(qmp);
+    unlink(sock);
+    r->wall_s = (g_get_monotonic_time() - start) / 1e6;
+
+    if (timed_out) {
+        r->verdict = g_strdup("timeout");
+        r->detail = g_strdup_printf("no end after %us", spec->sc->timeout_s);
+    } else if (w.panic) {
+        r->verdict = g_strdup("panic");
+        r->detail = g_strdup(w.panic_line);
+    } else if (w.status_seen) {
+        char v[32];
+        const char *st = smmulab_result_get(r->results, NULL, "status", v,
+                                            sizeof(v));
+
+        /* "status=" is the first key: look it up on a line of its own */
+        for (i = 0; i < r->results->len; i++) {
+            const char *l = g_ptr_array_index(r->results, i);
+
+            if (g_str_has_prefix(l, "status=")) {
+                g_strlcpy(v, l + 7, sizeof(v));
+                v[strcspn(v, " ")] = '\0';
+                st = v;
+            }
+        }
+        r->verdict = g_strdup(st ? st : "no-result");
+        if (w.error_line && strcmp(r->verdict, "ok")) {
+            r->detail = g_strdup(w.error_line);
+        }
+    } else if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+        r->verdict = g_strdup("qemu-failed");
+        r->detail = w.error_line ? g_strdup(w.error_line) :
+            g_strdup_printf("QEMU ended with status 0x%x before a result",
+                            status);
+    } else {
+        r->verdict = g_strdup("no-result");
+        r->detail = g_strdup("the guest stopped without a status line");
+    }
+    g_free(w.panic_line);
+    g_free(w.error_line);
+    progress(spec, r, r->wall_s, r->stats, TRUE);
+    return r;
+}

@@ -1,0 +1,54 @@
+/*
+ * smmulab: one boot of a scenario run, watched from the console and QMP
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#ifndef SMMULAB_RUN_H
+#define SMMULAB_RUN_H
+
+#include <glib.h>
+#include <json-glib/json-glib.h>
+
+#include "scenario.h"
+
+typedef struct SmmulabRunSpec {
+    const char *qemu;
+    const char *kernel;
+    const char *initrd;
+    const char *topologies;
+    const SmmulabScenario *sc;  /* this point's scenario */
+    gboolean control;           /* fast hardware: no model property */
+    const char *variant_append;
+    const char *log_path;       /* console log */
+    const char *cmdline_path;   /* the QEMU command line, for people */
+    const char *label;          /* for progress lines */
+    guint64 console_cap;        /* bytes of console kept (0: 64 MiB) */
+} SmmulabRunSpec;
+
+typedef struct SmmulabRun {
+    char *verdict;              /* ok error skipped panic timeout qemu-failed no-result */
+    char *detail;               /* one line on what went wrong, or NULL */
+    double wall_s;
+    guint soft_lockups;
+    guint cmdq_timeouts;
+    guint cmd_sync_timeouts;
+    gboolean flood;             /* console output over the cap */
+    guint64 console_bytes;
+    GPtrArray *results;         /* RESULT lines, without "RESULT " */
+    JsonNode *stats;            /* the model's cmdq-stats at the end */
+} SmmulabRun;
+
+/* The QEMU command line of @spec (NULL-terminated), or NULL with @err */
+GPtrArray *smmulab_run_argv(const SmmulabRunSpec *spec, const char *qmp_sock,
+                            GError **err);
+
+/* Boot once; NULL only when QEMU could not be started at all */
+SmmulabRun *smmulab_run_boot(const SmmulabRunSpec *spec, GError **err);
+void smmulab_run_free(SmmulabRun *r);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(SmmulabRun, smmulab_run_free)
+
+/* key=value of the first RESULT line that has @key (and @with, if set) */
+const char *smmulab_result_get(GPtrArray *results, const char *with,
+                               const char *key, char *buf, gsize len);
+
+#endif

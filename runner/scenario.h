@@ -1,0 +1,70 @@
+/*
+ * smmulab: scenario files (configs/NAME.ini)
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#ifndef SMMULAB_SCENARIO_H
+#define SMMULAB_SCENARIO_H
+
+#include <glib.h>
+
+typedef struct SmmulabVariant {
+    char *name;
+    char *append;               /* kernel command line of the variant */
+} SmmulabVariant;
+
+typedef struct SmmulabScenario {
+    char *file;
+    char *name;
+    char *description;
+    guint repeat;               /* runs per variant and sweep point */
+    guint timeout_s;            /* hard limit of one boot */
+    gboolean control;           /* also run on fast hardware */
+
+    guint cpus;                 /* 0: the topology's */
+    char *memory;               /* NULL: the topology's */
+    gboolean icount;
+    guint icount_shift;
+
+    GPtrArray *smmu;            /* "prop=value", model properties */
+    char *kernel;               /* NULL: BUILDDIR/guest/Image */
+    char *initrd;               /* NULL: BUILDDIR/guest/initramfs.cpio */
+    char *append;               /* common kernel command line */
+    gint watchdog_thresh;       /* -1: the kernel's default */
+
+    char *workload;             /* the workload kind */
+    GPtrArray *params;          /* "smmulab.key=value" guest parameters */
+    GPtrArray *topology;        /* "key=value" topology overrides */
+
+    GPtrArray *variants;        /* SmmulabVariant * */
+
+    char *sweep_group;          /* NULL: no sweep */
+    char *sweep_key;
+    GPtrArray *sweep_values;
+} SmmulabScenario;
+
+/*
+ * Load and validate @file.  @topologies is configs/topologies.ini: the
+ * workload kinds are its groups.  Errors are one line naming the file,
+ * group, key and value.
+ */
+SmmulabScenario *smmulab_scenario_load(const char *file,
+                                       const char *topologies, GError **err);
+void smmulab_scenario_free(SmmulabScenario *s);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(SmmulabScenario, smmulab_scenario_free)
+
+/*
+ * A copy of @s with the sweep key set to @value (validated already; NULL
+ * without a sweep); with @control, fast hardware: no model property set,
+ * and a machine or workload sweep at its first point.
+ */
+SmmulabScenario *smmulab_scenario_at_point(const SmmulabScenario *s,
+                                           const char *value,
+                                           gboolean control);
+
+/* Validate one value of group/key; used for files and sweeps */
+gboolean smmulab_scenario_check_value(const char *file, const char *group,
+                                      const char *key, const char *value,
+                                      GError **err);
+
+#endif
