@@ -1,6 +1,7 @@
 # smmulab front door.  meson (in build/) drives the real work.
 #
-#   make run      build, then run the main job (the default scenario + report)
+#   make run      build, then run the main job: configs/default.ini, its report
+#   make scenario S=configs/NAME.ini   run another scenario
 #   make check    build, then run every test
 #   make build    build QEMU, the guest kernel and tools
 #   make bench-unmap  the model's guest evidence: unmap latency vs model time
@@ -13,7 +14,7 @@ BUILD ?= build
 MESON ?= meson
 export QEMU_SRC LINUX_SRC SMMULAB_JOBS SMMULAB_CACHE
 
-.PHONY: all build deps run check bench-unmap clean
+.PHONY: all build deps run scenario check bench-unmap clean
 
 all: build
 
@@ -27,7 +28,11 @@ build: deps $(BUILD)/build.ninja
 	$(MESON) compile -C $(BUILD)
 
 run: build
-	scripts/boot.sh -b $(BUILD) -t 300 -w dma-bench -a "smmulab.threads=1 smmulab.seconds=2"
+	$(BUILD)/runner/smmulab-run --build $(BUILD) configs/default.ini
+
+S ?= configs/default.ini
+scenario: build
+	$(BUILD)/runner/smmulab-run --build $(BUILD) $(S)
 
 check: build
 	@$(MESON) test -C $(BUILD) --print-errorlogs $(TESTARGS); rc=$$?; \

@@ -215,6 +215,7 @@ int main(int argc, char **argv)
     g_autofree char *topologies = NULL;
     gboolean check = FALSE, no_control = FALSE;
     gint repeat = 0;
+    gint64 console_cap = 64 << 20;
     GOptionEntry entries[] = {
         { "build", 0, 0, G_OPTION_ARG_FILENAME, &build,
           "build directory (default: build)", "DIR" },
@@ -230,6 +231,8 @@ int main(int argc, char **argv)
           "runs per variant, instead of the scenario's", "N" },
         { "no-control", 0, 0, G_OPTION_ARG_NONE, &no_control,
           "skip the control runs", NULL },
+        { "console-cap", 0, 0, G_OPTION_ARG_INT64, &console_cap,
+          "bytes of each console kept in its log (default 64 MiB)", "N" },
         { NULL }
     };
     g_autoptr(GOptionContext) ctx = g_option_context_new(
@@ -371,6 +374,7 @@ int main(int argc, char **argv)
             .topologies = topologies, .sc = pt, .control = pl->control,
             .variant_append = pl->append, .log_path = log,
             .cmdline_path = cmd, .label = label,
+            .console_cap = console_cap > 0 ? console_cap : 64 << 20,
         };
         g_autoptr(SmmulabRun) r = NULL;
         g_autoptr(GError) rerr = NULL;

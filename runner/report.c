@@ -90,6 +90,8 @@ static const Metric common_metrics[] = {
       0, AGG_MAX },
     { "cons_reads_busy", "model: CONS reads while busy",
       "stats:cons-reads-busy", 1, 0, AGG_MEAN },
+    { "cmds_per_op", "model: commands per map+unmap", "calc:cmds-per-op", 1, 1,
+      AGG_MEAN },
     { "max_sync_wait_us", "model: longest CMD_SYNC wait (us)",
       "stats:max-sync-wait-ns", 1e-3, 1, AGG_MAX },
     { "mean_sync_wait_us", "model: mean CMD_SYNC wait (us)",
@@ -193,6 +195,11 @@ static double run_value(JsonObject *run, const Metric *m)
         double n = num_member(st, "syncs");
 
         v = n > 0 ? num_member(st, "total-sync-wait-ns") / n : NAN;
+    } else if (!strcmp(m->src, "calc:cmds-per-op")) {
+        double ops = num_member(member_obj(run, "summary"), "ops");
+
+        v = ops > 0 ? num_member(member_obj(run, "stats"), "retired") / ops
+                    : NAN;
     }
     return isnan(v) ? v : v * m->scale;
 }
@@ -745,12 +752,14 @@ char *smmulab_report_write(JsonNode *doc, const char *dir, GError **err)
         JsonObject *r = json_array_get_object_element(runs, i);
 
         if (strcmp(json_object_get_string_member(r, "verdict"), "ok")) {
-            g_string_append_printf(t, "  run %s%s%s rep %" G_GINT64_FORMAT
+            const char *pt = json_object_get_string_member_with_default(
+                r, "point", "");
+
+            g_string_append_printf(t, "  run %s%s%s%s rep %" G_GINT64_FORMAT
                                    ": %s: %s (log %s)\n",
                 json_object_get_boolean_member(r, "control") ? "control:" : "",
                 json_object_get_string_member(r, "variant"),
-                json_object_get_string_member_with_default(r, "point", "")[0] ?
-                    "" : "",
+                pt[0] ? " at " : "", pt,
                 json_object_get_int_member(r, "rep"),
                 json_object_get_string_member(r, "verdict"),
                 json_object_get_string_member_with_default(r, "detail", ""),

@@ -245,10 +245,15 @@ static void progress(const SmmulabRunSpec *spec, const SmmulabRun *r,
                      double t, JsonNode *stats, gboolean final)
 {
     static gboolean tty = -1;
+    static double last_line = -1;
     g_autoptr(GString) s = g_string_new(NULL);
 
     if (tty == (gboolean)-1) {
         tty = isatty(2);
+    }
+    /* Not on a terminal: a line every 10 s, and the final one */
+    if (!tty && !final && last_line >= 0 && t - last_line < 10 && t >= last_line) {
+        return;
     }
     g_string_append_printf(s, "%s  %5.1fs", spec->label, t);
     if (stats && JSON_NODE_HOLDS_OBJECT(stats)) {
@@ -268,9 +273,10 @@ static void progress(const SmmulabRunSpec *spec, const SmmulabRun *r,
     }
     if (tty) {
         fprintf(stderr, "\r%-110s%s", s->str, final ? "\n" : "");
-    } else if (final) {
-        fprintf(stderr, "%s\n", s->str);
+    } else if (final || t >= 10) {
+        fprintf(stderr, "%s%s\n", s->str, final ? "  done" : "");
     }
+    last_line = final ? -1 : t;
 }
 
 SmmulabRun *smmulab_run_boot(const SmmulabRunSpec *spec, GError **err)

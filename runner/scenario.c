@@ -495,7 +495,11 @@ SmmulabScenario *smmulab_scenario_load(const char *file,
             }
             if (!smmulab_scenario_check_value(file, s->sweep_group,
                                               s->sweep_key, v, err)) {
-                g_prefix_error(err, "[sweep] values: ");
+                char *msg = g_strdup_printf("%s (in [sweep] values)",
+                                            (*err)->message);
+
+                g_free((*err)->message);
+                (*err)->message = msg;
                 goto fail;
             }
             g_ptr_array_add(s->sweep_values, g_strdup(v));

@@ -91,10 +91,10 @@ has probe-hashed "all 16 VFs joined IOMMU groups" '^RESULT workload=probe-storm 
 boot bad-param 1 -w map-unmap -a "smmulab.size=5000"
 has bad-param "bad parameter reported" 'SMMULAB: error: smmulab.size=5000 is not a multiple of 4K'
 
-boot panic 2 -w selftest-panic -t 60
+boot panic 2 -w none -a smmulab.selftest=panic -t 60
 has panic "panic seen" 'Kernel panic'
 
-boot hang 3 -w selftest-hang -t 8
+boot hang 3 -w none -a smmulab.selftest=hang -t 8
 
 echo "1..$n"
 if [ $fails != 0 ]; then

@@ -171,19 +171,29 @@ static void mount_fs(const char *src, const char *dir, const char *type)
 		fail("mount %s on %s: %s", type, dir, strerror(errno));
 }
 
-/* For testing the harness: a guest that panics, one that hangs */
-static void selftest_panic(void)
+/*
+ * smmulab.selftest=panic|hang|flood, for testing the harness: instead of
+ * the workload, make the kernel panic, hang, or flood the console.
+ */
+static void selftest(const char *what)
 {
-	info("selftest: PID 1 exits, the kernel panics");
-	fflush(stdout);
-	exit(1);
-}
+	unsigned long n = 0;
 
-static void selftest_hang(void)
-{
-	info("selftest: hanging until the host's timeout");
-	for (;;)
-		pause();
+	if (!strcmp(what, "panic")) {
+		info("selftest: PID 1 exits, the kernel panics");
+		fflush(stdout);
+		exit(1);
+	} else if (!strcmp(what, "hang")) {
+		info("selftest: hanging until the host's timeout");
+		for (;;)
+			pause();
+	} else if (!strcmp(what, "flood")) {
+		info("selftest: flooding the console until the host's timeout");
+		for (;;)
+			printf("SMMULAB: flood %lu ........................................................................\n",
+			       n++);
+	}
+	fail("smmulab.selftest=%s: not panic, hang or flood", what);
 }
 
 static const struct workload workloads[] = {
@@ -196,8 +206,6 @@ static const struct workload workloads[] = {
 	{ "probe-storm", "SR-IOV PFs enable their VFs at once; VF IOMMU probe time",
 	  workload_probe_storm },
 	{ "none", "boot, report and power off", NULL },
-	{ "selftest-panic", "harness test: the kernel panics", selftest_panic },
-	{ "selftest-hang", "harness test: the guest hangs", selftest_hang },
 };
 
 int main(void)
@@ -233,6 +241,8 @@ int main(void)
 	}
 
 	watchdog_setup();
+	if (param_str("selftest"))
+		selftest(param_str("selftest"));
 	info("workload %s: %s", w->name, w->help);
 	if (w->run)
 		w->run();

@@ -1,0 +1,58 @@
+#!/bin/bash
+# Runner end to end: a short real scenario (deterministic, with control),
+# and a robustness scenario whose guests panic, hang and flood the console
+# before a good run.  TAP output.
+#
+#   tests/runner-e2e.sh BUILDDIR
+set -uo pipefail
+B=${1:?usage: runner-e2e.sh BUILDDIR}
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+B=$(cd "$B" && pwd)
+RUN=$B/runner/smmulab-run
+OUT=$B/logs/runner-e2e
+cd "$ROOT"
+rm -rf "$OUT"
+mkdir -p "$OUT"
+n=0
+fails=0
+
+ok() { n=$((n + 1)); echo "ok $n - $*"; }
+notok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $*"; }
+check() {
+    local what=$1
+    shift
+    if "$@"; then ok "$what"; else notok "$what"; fi
+}
+
+"$RUN" --build "$B" --out "$OUT/e2e" tests/scenarios/e2e.ini >"$OUT/e2e.out" 2>"$OUT/e2e.err"
+rc=$?
+check "e2e: exit 0 (got $rc)" [ $rc = 0 ]
+for f in report.txt report.json report.svg runs.json; do
+    check "e2e: $f written" test -s "$OUT/e2e/$f"
+done
+check "e2e: 3 console logs and command lines kept" \
+    [ "$(ls "$OUT"/e2e/*.log | wc -l)" = 3 -a "$(ls "$OUT"/e2e/*.cmdline | wc -l)" = 3 ]
+check "e2e: all runs ok" grep -q '^  runs: 3 of 3 ok' "$OUT/e2e.out"
+check "e2e: deterministic under icount" grep -q '^  deterministic: yes' "$OUT/e2e.out"
+check "e2e: control clean, result reliable" grep -q 'the comparison stands' "$OUT/e2e.out"
+check "e2e: table has the variant and its control" \
+    grep -qE '^ +fair \| +control:fair' "$OUT/e2e.out"
+check "e2e: model counters in the table" grep -qE '^model: CMD_SYNCs +[1-9]' "$OUT/e2e.out"
+check "e2e: progress shown" grep -q '^\[1/3\] fair rep 1 .*retired=' "$OUT/e2e.err"
+check "e2e: report names where it is" grep -q "^report: $OUT/e2e/report.txt" "$OUT/e2e.out"
+
+"$RUN" --build "$B" --out "$OUT/rob" --console-cap 1048576 tests/scenarios/robustness.ini \
+    >"$OUT/rob.out" 2>"$OUT/rob.err"
+rc=$?
+check "robustness: exit 3 for failed runs (got $rc)" [ $rc = 3 ]
+check "robustness: panic reported" grep -q '^  run panic rep 1: panic: .*Kernel panic' "$OUT/rob.out"
+check "robustness: hang reported as timeout" grep -q '^  run hang rep 1: timeout: no end after 10s' "$OUT/rob.out"
+check "robustness: flood reported as timeout" grep -q '^  run flood rep 1: timeout' "$OUT/rob.out"
+check "robustness: the good run after them ran and passed" grep -q '^  runs: 1 of 4 ok' "$OUT/rob.out"
+check "robustness: flood flagged in runs.json" grep -q '"console_flood" : true' "$OUT/rob/runs.json"
+size=$(stat -c %s "$OUT"/rob/03-flood-rep1.log 2>/dev/null || echo 0)
+check "robustness: flood log capped at 1 MiB (got $size bytes)" [ "$size" -le 1048576 -a "$size" -gt 0 ]
+check "robustness: every run's log kept" [ "$(ls "$OUT"/rob/*.log | wc -l)" = 4 ]
+
+echo "1..$n"
+[ $fails = 0 ]
