@@ -51,15 +51,21 @@ static JsonNode *scenario_json(const SmmulabScenario *sc, const char *topologies
     g_autoptr(SmmulabTopology) topo = smmulab_topology_load(topologies,
                                                             sc->workload,
                                                             NULL, NULL);
-    g_autofree char *smmu = NULL, *machine = NULL;
+    g_autofree char *smmu = NULL, *machine = NULL, *cpus = NULL;
     guint i;
 
     g_ptr_array_add(sc->smmu, NULL);
     smmu = sc->smmu->len > 1 ? g_strjoinv(" ", (char **)sc->smmu->pdata) :
                                g_strdup("upstream defaults (fast)");
     g_ptr_array_remove_index(sc->smmu, sc->smmu->len - 1);
-    machine = g_strdup_printf("%u vCPUs, %s memory, icount %s",
-                              sc->cpus ? sc->cpus : (topo ? topo->cpus : 0),
+    if (sc->sweep_group && !strcmp(sc->sweep_group, "machine") &&
+        !strcmp(sc->sweep_key, "cpus")) {
+        cpus = g_strdup("swept");
+    } else {
+        cpus = g_strdup_printf("%u", sc->cpus ? sc->cpus :
+                               (topo ? topo->cpus : 0));
+    }
+    machine = g_strdup_printf("%s vCPUs, %s memory, icount %s", cpus,
                               sc->memory ? sc->memory :
                               (topo ? topo->memory : "?"),
                               sc->icount ? "on (deterministic)" : "off");
@@ -316,11 +322,23 @@ int main(int argc, char **argv)
         }
     }
     if (sc->control) {
-        for (v = 0; v < sc->variants->len; v++) {
-            SmmulabVariant *var = g_ptr_array_index(sc->variants, v);
-            Plan pl = { var->name, var->append, NULL, TRUE, 1 };
+        /*
+         * Fast hardware ignores a sweep of the model, but not a sweep of
+         * the machine or workload: then each point has its control.
+         */
+        gboolean per_point = sc->sweep_group &&
+                             strcmp(sc->sweep_group, "smmu") != 0;
 
-            g_array_append_val(plan, pl);
+        for (p = 0; p < (per_point ? npoints : 1); p++) {
+            for (v = 0; v < sc->variants->len; v++) {
+                SmmulabVariant *var = g_ptr_array_index(sc->variants, v);
+                Plan pl = { var->name, var->append,
+                            per_point ? g_ptr_array_index(sc->sweep_values, p)
+                                      : NULL,
+                            TRUE, 1 };
+
+                g_array_append_val(plan, pl);
+            }
         }
     }
 

@@ -228,10 +228,11 @@ static gboolean run_matches(JsonObject *run, const Column *c,
         json_object_get_boolean_member(run, "control") != c->control) {
         return FALSE;
     }
-    if (c->control || !point) {
+    rp = json_object_get_string_member_with_default(run, "point", "");
+    /* A control without a point (model sweep) stands for every point */
+    if (!point || (c->control && !*rp)) {
         return TRUE;
     }
-    rp = json_object_get_string_member_with_default(run, "point", "");
     return !strcmp(rp, point);
 }
 

@@ -436,16 +436,6 @@ SmmulabRun *smmulab_run_boot(const SmmulabRunSpec *spec, GError **err)
         const char *st = smmulab_result_get(r->results, NULL, "status", v,
                                             sizeof(v));
 
-        /* "status=" is the first key: look it up on a line of its own */
-        for (i = 0; i < r->results->len; i++) {
-            const char *l = g_ptr_array_index(r->results, i);
-
-            if (g_str_has_prefix(l, "status=")) {
-                g_strlcpy(v, l + 7, sizeof(v));
-                v[strcspn(v, " ")] = '\0';
-                st = v;
-            }
-        }
         r->verdict = g_strdup(st ? st : "no-result");
         if (w.error_line && strcmp(r->verdict, "ok")) {
             r->detail = g_strdup(w.error_line);

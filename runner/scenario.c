@@ -533,12 +533,10 @@ SmmulabScenario *smmulab_scenario_at_point(const SmmulabScenario *s,
         }
         add_setting(p, st->group, st->key, st->value);
     }
-    if (!control && value && s->sweep_group) {
+    /* A sweep of the model does not apply to fast hardware */
+    if (value && s->sweep_group &&
+        !(control && !strcmp(s->sweep_group, "smmu"))) {
         add_setting(p, s->sweep_group, s->sweep_key, value);
-    } else if (control && s->sweep_group && strcmp(s->sweep_group, "smmu")) {
-        /* The control takes the first point of a machine/workload sweep */
-        add_setting(p, s->sweep_group, s->sweep_key,
-                    g_ptr_array_index(s->sweep_values, 0));
     }
     return &p->pub;
 }

@@ -55,8 +55,8 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(SmmulabScenario, smmulab_scenario_free)
 
 /*
  * A copy of @s with the sweep key set to @value (validated already; NULL
- * without a sweep); with @control, fast hardware: no model property set,
- * and a machine or workload sweep at its first point.
+ * without a sweep); with @control, fast hardware: no model property set
+ * (a sweep of a model property is then ignored).
  */
 SmmulabScenario *smmulab_scenario_at_point(const SmmulabScenario *s,
                                            const char *value,

@@ -15,6 +15,8 @@
 #     -m MEM       guest memory (default: the topology's)
 #     -k IMAGE     kernel Image (default: DIR/guest/Image)
 #     -l LOG       console log (default: DIR/logs/boot.log)
+#     -Q QEMU      the QEMU binary (default: DIR/qemu-system-aarch64)
+#     -I SHIFT     deterministic: -icount shift=SHIFT,sleep=off, one TCG thread
 #     -S FILE      write the model's cmdq-stats (JSON, read over QMP after
 #                  the guest powers off) to FILE
 #     -q           do not echo the console
@@ -36,7 +38,9 @@ kernel=""
 logf=""
 quiet=0
 statsf=""
-while getopts "b:w:T:a:s:t:c:m:k:l:S:q" opt; do
+qemu=""
+icount=""
+while getopts "b:w:T:a:s:t:c:m:k:l:S:Q:I:q" opt; do
     case $opt in
     b) B=$OPTARG ;;
     w) workload=$OPTARG ;;
@@ -49,6 +53,8 @@ while getopts "b:w:T:a:s:t:c:m:k:l:S:q" opt; do
     k) kernel=$OPTARG ;;
     l) logf=$OPTARG ;;
     S) statsf=$OPTARG ;;
+    Q) qemu=$OPTARG ;;
+    I) icount=$OPTARG ;;
     q) quiet=1 ;;
     *) sed -n '2,/^set -e/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 4 ;;
     esac
@@ -56,7 +62,7 @@ done
 shift $((OPTIND - 1))
 [ "${1:-}" != -- ] || shift
 
-qemu=$B/qemu-system-aarch64
+qemu=${qemu:-$B/qemu-system-aarch64}
 kernel=${kernel:-$B/guest/Image}
 initrd=$B/guest/initramfs.cpio
 logf=${logf:-$B/logs/boot.log}
@@ -72,8 +78,14 @@ topo_args=$("$topology_tool" --file "$topofile" "$workload" "${topo[@]}") || exi
 mapfile -t topo_args <<<"$topo_args"
 workload_append=$("$topology_tool" --file "$topofile" --append "$workload" "${topo[@]}")
 
-cmd=("$qemu" -M virt,iommu=smmuv3,gic-version=3 -cpu cortex-a57
-     "${topo_args[@]}" -accel tcg,thread=multi
+accel=(-accel tcg,thread=multi)
+if [ -n "$icount" ]; then
+    case $icount in ''|*[!0-9]*) die "-I $icount: not a shift (0..10)" ;; esac
+    accel=(-accel tcg,thread=single -icount "shift=$icount,sleep=off"
+           -rtc clock=vm,base=2026-01-01)
+fi
+cmd=("$qemu" -M virt,iommu=smmuv3,gic-version=3,dtb-randomness=off -cpu cortex-a57
+     "${topo_args[@]}" "${accel[@]}"
      -display none -monitor none -serial stdio -net none -no-reboot
      -kernel "$kernel" -initrd "$initrd"
      -append "console=ttyAMA0 panic=-1 loglevel=7 $workload_append$append")

@@ -3,24 +3,51 @@
 # + the project's QEMU-side files copied in at the same paths (the overlay)
 # + the hook patch series patches/qemu/*.patch, configured for aarch64-softmmu.
 #
-#   scripts/build-qemu.sh BUILDDIR [ninja targets...]
+#   scripts/build-qemu.sh [--flavor FLAVOR] BUILDDIR [ninja targets...]
 #
-# Work tree BUILDDIR/qemu/src, build tree BUILDDIR/qemu/build, result
-# BUILDDIR/qemu-system-aarch64 (a symlink).  Incremental: the work tree is
-# rebuilt from the pristine tree only when the patch series changes, and an
-# overlay file is copied only when its content differs, so editing one project
-# file recompiles only what depends on it.
+# Flavors:
+#   smmulab   (default) work tree BUILDDIR/qemu/src, build tree
+#             BUILDDIR/qemu/build, result BUILDDIR/qemu-system-aarch64
+#   asan      the same work tree (prepared by a smmulab build first), built
+#             with --enable-asan --enable-ubsan in BUILDDIR/qemu/build-asan,
+#             result BUILDDIR/qemu-system-aarch64-asan (for the fuzzer)
+#   upstream  QEMU without the project's patches and files (only its device
+#             set), same configure flags, in BUILDDIR/qemu-upstream, result
+#             BUILDDIR/qemu-system-aarch64-upstream (for the zero-cost
+#             benchmark and the migration compatibility test)
+#
+# Results are symlinks.  Incremental: the work tree is rebuilt from the
+# pristine tree only when the patch series changes, and an overlay file is
+# copied only when its content differs, so editing one project file
+# recompiles only what depends on it.
 set -euo pipefail
 SMMULAB_TAG=smmulab-qemu
 . "$(dirname "$0")/common.sh"
 
-B=$(mkdir -p "${1:?usage: build-qemu.sh BUILDDIR [targets]}" && cd "$1" && pwd)
+flavor=smmulab
+if [ "${1:-}" = --flavor ]; then
+    flavor=${2:?--flavor needs smmulab, asan or upstream}
+    shift 2
+fi
+B=$(mkdir -p "${1:?usage: build-qemu.sh [--flavor F] BUILDDIR [targets]}" && cd "$1" && pwd)
 shift
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(qemu-system-aarch64)
 
-W=$B/qemu/src
-O=$B/qemu/build
+extra_configure=()
+case $flavor in
+smmulab)
+    W=$B/qemu/src O=$B/qemu/build link=qemu-system-aarch64 ;;
+asan)
+    W=$B/qemu/src O=$B/qemu/build-asan link=qemu-system-aarch64-asan
+    extra_configure=(--enable-asan --enable-ubsan) ;;
+upstream)
+    W=$B/qemu-upstream/src O=$B/qemu-upstream/build
+    link=qemu-system-aarch64-upstream ;;
+*)
+    die "unknown flavor $flavor (smmulab, asan, upstream)" ;;
+esac
+SMMULAB_TAG=smmulab-qemu-$flavor
 LOGS=$B/logs
 mkdir -p "$W" "$O" "$LOGS"
 
@@ -28,10 +55,13 @@ pristine=$("$SMMULAB_ROOT/scripts/qemu-src.sh" | tail -n1)
 [ -d "$pristine" ] || exit 1
 version=$(cat "$pristine/VERSION")
 
-# The overlay: every QEMU-side file of the project, at its path in QEMU's tree.
+# The overlay: every QEMU-side file of the project, at its path in QEMU's
+# tree (for upstream, only the device set, so both build the same machine).
+overlay_dirs=(hw include tests/qtest configs/devices)
+[ "$flavor" != upstream ] || overlay_dirs=(configs/devices)
 overlay_list() {
     local d dirs=()
-    for d in hw include tests/qtest configs/devices; do
+    for d in "${overlay_dirs[@]}"; do
         [ -d "$SMMULAB_ROOT/$d" ] && dirs+=("$d")
     done
     [ ${#dirs[@]} -gt 0 ] || return 0
@@ -42,9 +72,14 @@ overlay_list() {
 shopt -s nullglob
 patches=("$SMMULAB_ROOT"/patches/qemu/*.patch)
 shopt -u nullglob
+[ "$flavor" != upstream ] || patches=()
 stamp="$pristine $version $(files_hash "${patches[@]}")"
 
-if [ "$(cat "$W/.smmulab-stamp" 2>/dev/null)" != "$stamp" ]; then
+if [ "$flavor" = asan ]; then
+    # Shares the smmulab work tree: never prepare it from here
+    [ "$(cat "$W/.smmulab-stamp" 2>/dev/null)" = "$stamp" ] || \
+        die "the work tree $W is not prepared: build the smmulab flavor first"
+elif [ "$(cat "$W/.smmulab-stamp" 2>/dev/null)" != "$stamp" ]; then
     log "preparing work tree from QEMU $version ($pristine)"
     rm -f "$W/.smmulab-stamp" "$W/.smmulab-overlay"
     # --checksum and no time preservation: only files whose content differs
@@ -72,7 +107,8 @@ fi
 
 # Copy overlay files whose content changed; restore files a previous overlay
 # brought in that the project no longer has.
-new_overlay=$(overlay_list)
+[ "$flavor" != asan ] || new_overlay=$(cat "$W/.smmulab-overlay")
+[ "$flavor" = asan ] || new_overlay=$(overlay_list)
 if [ -f "$W/.smmulab-overlay" ]; then
     comm -23 "$W/.smmulab-overlay" <(echo "$new_overlay") | while read -r f; do
         if [ -f "$pristine/$f" ]; then
@@ -119,17 +155,20 @@ configure_args=(
     --disable-rust
     --disable-user
     --with-pkgversion=smmulab
+    "${extra_configure[@]}"
 )
+[ "$flavor" != upstream ] || configure_args+=(--with-pkgversion=smmulab-upstream)
 cfg_stamp="$cc ${configure_args[*]} ${SMMULAB_QEMU_CONFIGURE:-}"
 if [ ! -f "$O/build.ninja" ] || [ "$(cat "$O/.smmulab-configure" 2>/dev/null)" != "$cfg_stamp" ]; then
     log "configuring (aarch64-softmmu, minimal features)"
     rm -rf "$O"
     mkdir -p "$O"
     # shellcheck disable=SC2086
-    (cd "$O" && run_logged "$LOGS/qemu-configure.log" "QEMU configure" \
+    (cd "$O" && run_logged "$LOGS/qemu-$flavor-configure.log" "QEMU configure" \
         "$W/configure" --cc="$cc" "${configure_args[@]}" ${SMMULAB_QEMU_CONFIGURE:-})
     echo "$cfg_stamp" >"$O/.smmulab-configure"
 fi
 
-ninja_progress "$LOGS/qemu-build.log" "building QEMU (${targets[*]})" -C "$O" -j "$SMMULAB_JOBS" "${targets[@]}"
-ln -sfn qemu/build/qemu-system-aarch64 "$B/qemu-system-aarch64"
+ninja_progress "$LOGS/qemu-$flavor-build.log" "building QEMU $flavor (${targets[*]})" \
+    -C "$O" -j "$SMMULAB_JOBS" "${targets[@]}"
+ln -sfn "${O#"$B"/}/qemu-system-aarch64" "$B/$link"

@@ -677,6 +677,81 @@ static void test_migration(void)
     qtest_quit(dst);
 }
 
+/*
+ * Migrate @props' device, after three commands went through, from this
+ * QEMU into the QEMU named by $SMMULAB_QEMU_UPSTREAM (built from the same
+ * source without smmulab's patches).  Returns whether the load succeeded.
+ */
+static bool migrate_to_upstream(const char *props)
+{
+    g_autofree char *file = g_strdup_printf("%s/smmuv3-cmdq-up-%d.mig",
+                                            g_get_tmp_dir(), getpid());
+    g_autofree char *uri = g_strdup_printf("file:%s", file);
+    QTestState *src = smmu_start(props), *dst;
+    QDict *resp, *ret;
+    bool ok = false;
+    int i;
+
+    cmdq_setup(src, 8);
+    for (i = 0; i < 3; i++) {
+        put_cmd(src, 8, i, cmd_op(OP_SYNC));
+    }
+    wr(src, R_CMDQ_PROD, 3);
+    qtest_clock_step(src, 100000);
+    g_assert_cmphex(cons(src), ==, 3);
+    qtest_qmp_assert_success(src, "{ 'execute': 'stop' }");
+    qtest_qmp_assert_success(src, "{ 'execute': 'migrate', 'arguments': "
+                             "{ 'uri': %s } }", uri);
+    wait_migration(src);
+    qtest_quit(src);
+
+    dst = qtest_init_with_env("SMMULAB_QEMU_UPSTREAM",
+                              "-M virt,iommu=smmuv3 -display none -nic none "
+                              "-incoming defer", true);
+    qtest_qmp_assert_success(dst, "{ 'execute': 'migrate-incoming', "
+                             "'arguments': { 'uri': %s } }", uri);
+    for (;;) {
+        const char *status;
+
+        resp = qtest_qmp(dst, "{ 'execute': 'query-migrate' }");
+        ret = qdict_get_qdict(resp, "return");
+        status = qdict_haskey(ret, "status") ? qdict_get_str(ret, "status") :
+                 "none";
+        if (!strcmp(status, "completed") || !strcmp(status, "failed")) {
+            ok = !strcmp(status, "completed");
+            qobject_unref(resp);
+            break;
+        }
+        qobject_unref(resp);
+        g_usleep(10000);
+    }
+    if (ok) {
+        /* the queue state arrived */
+        g_assert_cmphex(cons(dst), ==, 3);
+        g_assert_cmphex(rd(dst, R_CMDQ_PROD), ==, 3);
+        g_assert_cmphex(rd(dst, R_CR0), ==, CR0_CMDQEN);
+    }
+    qtest_quit(dst);
+    unlink(file);
+    return ok;
+}
+
+/*
+ * A cost-0 configuration's stream has no smmulab subsection: a QEMU
+ * without the extension loads it.  A timed one carries the engine's state,
+ * which such a QEMU must refuse rather than silently drop.
+ */
+static void test_migration_upstream(void)
+{
+    if (!g_getenv("SMMULAB_QEMU_UPSTREAM")) {
+        g_test_skip("SMMULAB_QEMU_UPSTREAM (a QEMU without smmulab) not set");
+        return;
+    }
+    g_assert_true(migrate_to_upstream("-global arm-smmuv3.cmdqs=8"));
+    g_assert_false(migrate_to_upstream("-global arm-smmuv3.cmdqs=8 "
+                                       "-global arm-smmuv3.cmdq-cmd-ns=10"));
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -698,5 +773,7 @@ int main(int argc, char **argv)
     qtest_add_func("/smmuv3-cmdq/stats", test_stats);
     qtest_add_func("/smmuv3-cmdq/seed", test_seed);
     qtest_add_func("/smmuv3-cmdq/migration", test_migration);
+    qtest_add_func("/smmuv3-cmdq/migration/upstream-compat",
+                   test_migration_upstream);
     return g_test_run();
 }

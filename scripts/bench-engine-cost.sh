@@ -1,0 +1,65 @@
+#!/bin/bash
+# Engine-cost benchmark: host instructions the SMMU spends per retired
+# command, counted by valgrind (callgrind), with the costs off (upstream's
+# synchronous path) and on (the timed engine), for a CMD_SYNC-only stream
+# and a TLBI-heavy one (63 TLBIs + CMD_SYNC per PROD write).
+#
+# Instructions are the inclusive cost of the device's entry points
+# (MMIO read and write handlers, the engine's timer callback), so the
+# qtest protocol and QEMU's start-up are not counted; two stream lengths
+# are measured and the difference divided by the difference in commands.
+#
+#   scripts/bench-engine-cost.sh [BUILDDIR] [N1] [N2]
+set -euo pipefail
+SMMULAB_TAG=smmulab-bench-engine
+. "$(dirname "$0")/common.sh"
+
+B=${1:-$SMMULAB_ROOT/build}
+n1=${2:-1000}
+n2=${3:-3000}
+Q=$B/qemu/build
+stream=$Q/tests/qtest/smmuv3-cmdq-stream
+logd=$B/logs/bench-engine-cost
+mkdir -p "$logd"
+command -v valgrind >/dev/null || die "valgrind is not installed (apt-get install valgrind)"
+command -v callgrind_annotate >/dev/null || die "callgrind_annotate missing (valgrind)"
+[ -x "$stream" ] || die "$stream missing: build first (make build)"
+
+on_props="-global arm-smmuv3.cmdq-cmd-ns=1000 -global arm-smmuv3.cmdq-sync-ns=500 -global arm-smmuv3.cmdq-tlbi-page-ns=10"
+
+# device_ir FILE: inclusive instructions of the device's entry points
+device_ir() {
+    callgrind_annotate --inclusive=yes --threshold=100 "$1" 2>/dev/null | \
+        awk '/[: ](smmu_write_mmio|smmu_read_mmio|cmdq_timer_cb) / {
+                 gsub(",", "", $1); s += $1 } END { print s + 0 }'
+}
+
+declare -A per
+for kind in sync tlbi; do
+    for mode in off on; do
+        props=""; [ $mode = on ] && props=$on_props
+        declare -A ir
+        for n in $n1 $n2; do
+            out=$logd/callgrind.$kind.$mode.$n
+            log "callgrind: $kind stream, costs $mode, $n commands"
+            QTEST_QEMU_BINARY="valgrind --tool=callgrind --callgrind-out-file=$out $Q/qemu-system-aarch64" \
+                "$stream" --kind $kind --commands "$n" --props "$props" \
+                >"$logd/stream.$kind.$mode.$n.log" 2>&1 \
+                || die "stream run failed (log: $logd/stream.$kind.$mode.$n.log)"
+            ir[$n]=$(device_ir "$out")
+        done
+        per[$kind-$mode]=$(awk -v a="${ir[$n1]}" -v b="${ir[$n2]}" -v n1="$n1" -v n2="$n2" \
+                               'BEGIN { printf "%.0f", (b - a) / (n2 - n1) }')
+        log "$kind costs $mode: ${ir[$n1]} and ${ir[$n2]} instructions: ${per[$kind-$mode]} per command"
+        unset ir
+    done
+done
+echo
+printf '%-34s %14s %14s %8s\n' "instructions per retired command" "costs off" "costs on" ratio
+for kind in sync tlbi; do
+    printf '%-34s %14s %14s %8s\n' \
+        "$([ $kind = sync ] && echo "CMD_SYNC only" || echo "63 TLBI + CMD_SYNC batches")" \
+        "${per[$kind-off]}" "${per[$kind-on]}" \
+        "$(awk -v a="${per[$kind-on]}" -v b="${per[$kind-off]}" 'BEGIN { printf "%.2f", a / b }')"
+done
+echo "(callgrind outputs in $logd)"
