@@ -47,7 +47,7 @@ upstream)
 *)
     die "unknown flavor $flavor (smmulab, asan, upstream)" ;;
 esac
-SMMULAB_TAG=smmulab-qemu-$flavor
+_tag=smmulab-qemu-$flavor
 LOGS=$B/logs
 mkdir -p "$W" "$O" "$LOGS"
 
