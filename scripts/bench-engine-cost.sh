@@ -8,6 +8,8 @@
 # (MMIO read and write handlers, the engine's timer callback), so the
 # qtest protocol and QEMU's start-up are not counted; two stream lengths
 # are measured and the difference divided by the difference in commands.
+# Each batch is one PROD write and one CONS read in both modes (with costs
+# on, the stream first moves the virtual clock by the batch's cost).
 #
 #   scripts/bench-engine-cost.sh [BUILDDIR] [N1] [N2]
 set -euo pipefail
@@ -26,6 +28,8 @@ command -v callgrind_annotate >/dev/null || die "callgrind_annotate missing (val
 [ -x "$stream" ] || die "$stream missing: build first (make build)"
 
 on_props="-global arm-smmuv3.cmdq-cmd-ns=1000 -global arm-smmuv3.cmdq-sync-ns=500 -global arm-smmuv3.cmdq-tlbi-page-ns=10"
+# Virtual time one batch takes with on_props: a CMD_SYNC; 63 TLBIs + CMD_SYNC
+declare -A step_on=([sync]=1500 [tlbi]=$((63 * 1010 + 1500)))
 
 # device_ir FILE: inclusive instructions of the device's entry points
 device_ir() {
@@ -37,13 +41,14 @@ device_ir() {
 declare -A per
 for kind in sync tlbi; do
     for mode in off on; do
-        props=""; [ $mode = on ] && props=$on_props
+        props="" step=0
+        [ $mode = on ] && props=$on_props step=${step_on[$kind]}
         declare -A ir
         for n in $n1 $n2; do
             out=$logd/callgrind.$kind.$mode.$n
             log "callgrind: $kind stream, costs $mode, $n commands"
             QTEST_QEMU_BINARY="valgrind --tool=callgrind --callgrind-out-file=$out $Q/qemu-system-aarch64" \
-                "$stream" --kind $kind --commands "$n" --props "$props" \
+                "$stream" --kind $kind --commands "$n" --step "$step" --props "$props" \
                 >"$logd/stream.$kind.$mode.$n.log" 2>&1 \
                 || die "stream run failed (log: $logd/stream.$kind.$mode.$n.log)"
             ir[$n]=$(device_ir "$out")

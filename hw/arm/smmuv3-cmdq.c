@@ -76,12 +76,19 @@ static void cmdq_start_head(SMMUv3State *s, int64_t start)
     int i;
 
     memset(&cmd, 0, sizeof(cmd));
-    /* A failed read is costed as opcode 0; executing it raises CERROR_ABT */
-    if (dma_memory_read(&address_space_memory, Q_CONS_ENTRY(q), &cmd,
-                        sizeof(cmd), MEMTXATTRS_UNSPECIFIED) == MEMTX_OK) {
+    /*
+     * Fetch the command once, when work on it begins, as hardware would;
+     * it is executed as fetched.  A failed read is costed as opcode 0 and
+     * read again at retirement, which then raises CERROR_ABT.
+     */
+    e->head_fetched = dma_memory_read(&address_space_memory, Q_CONS_ENTRY(q),
+                                      &cmd, sizeof(cmd),
+                                      MEMTXATTRS_UNSPECIFIED) == MEMTX_OK;
+    if (e->head_fetched) {
         for (i = 0; i < ARRAY_SIZE(cmd.word); i++) {
             le32_to_cpus(&cmd.word[i]);
         }
+        memcpy(e->head_words, cmd.word, sizeof(e->head_words));
     }
     cmdq_decode(&cmd, &e->head);
     e->head_pages = cmdq_pages(e, &e->head);
@@ -94,6 +101,26 @@ static void cmdq_start_head(SMMUv3State *s, int64_t start)
                             e->head_due);
 }
 
+/*
+ * Arm the timer for the head's due time, or disarm it; leave it alone when
+ * it is already so (most register accesses change nothing), as timer_mod()
+ * is not cheap.
+ */
+static void cmdq_arm(SMMUv3CmdqEngine *e)
+{
+    int64_t due = e->busy ? e->head_due : -1;
+
+    if (due == e->armed_ns) {
+        return;
+    }
+    if (due < 0) {
+        timer_del(e->timer);
+    } else {
+        timer_mod(e->timer, due);
+    }
+    e->armed_ns = due;
+}
+
 static void cmdq_stop(SMMUv3State *s)
 {
     SMMUv3CmdqEngine *e = &s->cmdq_engine;
@@ -103,7 +130,7 @@ static void cmdq_stop(SMMUv3State *s)
                                cmdq_err_pending(s));
     }
     e->busy = false;
-    timer_del(e->timer);
+    cmdq_arm(e);
 }
 
 /* Retire every command due at or before @now, then re-arm the timer. */
@@ -121,7 +148,14 @@ static void cmdq_advance(SMMUv3State *s, int64_t now)
             cmdq_start_head(s, t);
             continue;
         }
-        smmuv3_cmdq_consume(s, 1);
+        if (e->head_fetched) {
+            Cmd cmd;
+
+            memcpy(cmd.word, e->head_words, sizeof(cmd.word));
+            smmuv3_cmdq_consume(s, 1, &cmd);
+        } else {
+            smmuv3_cmdq_consume(s, 1, NULL);
+        }
         if (cmdq_pos(q, q->cons) == before) {
             /* Disabled, CMDQ_ERR pending, or this command failed */
             cmdq_stop(s);
@@ -133,17 +167,15 @@ static void cmdq_advance(SMMUv3State *s, int64_t now)
         }
         cmdq_start_head(s, t);
     }
-    if (e->busy) {
-        timer_mod(e->timer, e->head_due);
-    } else {
-        timer_del(e->timer);
-    }
+    cmdq_arm(e);
 }
 
 static void cmdq_timer_cb(void *opaque)
 {
     SMMUv3State *s = opaque;
 
+    /* The timer fired: it is no longer armed */
+    s->cmdq_engine.armed_ns = -1;
     cmdq_advance(s, cmdq_now());
 }
 
@@ -158,10 +190,22 @@ void smmuv3_cmdq_mmio_enter(SMMUv3State *s)
     if (!e->timed) {
         return;
     }
-    e->access_ns = cmdq_now();
-    if (e->busy) {
-        cmdq_advance(s, e->access_ns);
+    if (!e->busy) {
+        /* Nothing due: read the clock only if this access needs it */
+        e->access_ns = -1;
+        return;
     }
+    e->access_ns = cmdq_now();
+    cmdq_advance(s, e->access_ns);
+}
+
+/* The virtual time of the register access being handled */
+static int64_t cmdq_access_now(SMMUv3CmdqEngine *e)
+{
+    if (e->access_ns < 0) {
+        e->access_ns = cmdq_now();
+    }
+    return e->access_ns;
 }
 
 /*
@@ -174,10 +218,10 @@ void smmuv3_cmdq_kick(SMMUv3State *s)
     int64_t now;
 
     if (!e->timed) {
-        smmuv3_cmdq_consume(s, UINT32_MAX);
+        smmuv3_cmdq_consume(s, UINT32_MAX, NULL);
         return;
     }
-    now = e->access_ns;
+    now = cmdq_access_now(e);
     cmdq_advance(s, now);
     if (!smmuv3_cmdq_enabled(s) || cmdq_err_pending(s)) {
         cmdq_stop(s);
@@ -198,7 +242,7 @@ void smmuv3_cmdq_prod_written(SMMUv3State *s, uint32_t old_prod)
 
     e->stats.prod_writes++;
     if (e->timed) {
-        int64_t now = e->access_ns;
+        int64_t now = cmdq_access_now(e);
 
         /* Entries old_prod..prod-1 became visible at this access */
         added = smmu_cmdq_pending(q->prod, old_prod, q->log2size);
@@ -289,6 +333,8 @@ void smmuv3_cmdq_engine_realize(SMMUv3State *s, Error **errp)
     }
     e->timed = smmu_cmdq_costs_timed(&e->costs);
     e->timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, cmdq_timer_cb, s);
+    e->armed_ns = -1;
+    e->access_ns = -1;
     if (e->timed) {
         e->nvisible = 1U << e->cmdqs;
         e->visible_ns = g_new0(int64_t, e->nvisible);
@@ -301,6 +347,7 @@ void smmuv3_cmdq_engine_reset(SMMUv3State *s)
 
     cmdq_stop(s);
     memset(&e->head, 0, sizeof(e->head));
+    e->head_fetched = false;
     e->head_cons = 0;
     e->head_start = 0;
     e->head_due = 0;
@@ -425,11 +472,8 @@ static int cmdq_engine_post_load(void *opaque, int version_id)
     SMMUv3State *s = opaque;
     SMMUv3CmdqEngine *e = &s->cmdq_engine;
 
-    if (e->busy) {
-        timer_mod(e->timer, e->head_due);
-    } else {
-        timer_del(e->timer);
-    }
+    e->armed_ns = -2;   /* unknown: force cmdq_arm() to act */
+    cmdq_arm(e);
     return 0;
 }
 
@@ -453,6 +497,8 @@ const VMStateDescription vmstate_smmuv3_cmdq_engine = {
         VMSTATE_UINT8(E(head.tg), SMMUv3State),
         VMSTATE_UINT8(E(head.num), SMMUv3State),
         VMSTATE_UINT8(E(head.scale), SMMUv3State),
+        VMSTATE_BOOL(E(head_fetched), SMMUv3State),
+        VMSTATE_UINT32_ARRAY(E(head_words), SMMUv3State, 4),
         VMSTATE_UINT32_EQUAL(E(nvisible), SMMUv3State, NULL),
         VMSTATE_VARRAY_UINT32(E(visible_ns), SMMUv3State, E(nvisible), 0,
                               vmstate_info_int64, int64_t),

@@ -29,6 +29,7 @@
 #include "qemu/osdep.h"
 #include <sys/wait.h>
 #include "libqtest.h"
+#include "qemu/bswap.h"
 #include "qobject/qdict.h"
 #include "qobject/qlist.h"
 

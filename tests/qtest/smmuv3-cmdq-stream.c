@@ -9,12 +9,14 @@
  *   tlbi   batches of 63 TLBI_NH_VA and a CMD_SYNC per PROD write, as an
  *          unmap without range invalidation submits them
  *
- * After each PROD write it polls CONS (stepping the virtual clock when the
- * queue is timed) until the batch retired, then checks the device retired
- * exactly N commands.  scripts/bench-engine-cost.sh divides the
- * instructions spent in the device by N.
+ * After each PROD write it steps the virtual clock by --step ns (the time
+ * the batch takes on a timed queue; 0 for an untimed one) and reads CONS,
+ * which must show the batch retired, so that both modes do the same
+ * register accesses per batch.  scripts/bench-engine-cost.sh divides the
+ * instructions spent in the device by the number of commands.
  *
- *   smmuv3-cmdq-stream --kind sync|tlbi --commands N [--props "-global ..."]
+ *   smmuv3-cmdq-stream --kind sync|tlbi --commands N [--step NS]
+ *                      [--props "-global ..."]
  *
  * Copyright (c) 2026 The smmulab authors
  *
@@ -40,7 +42,7 @@ static void put(QTestState *qts, uint32_t idx, uint32_t w0, uint32_t w2)
 int main(int argc, char **argv)
 {
     const char *kind = "sync", *props = "";
-    uint64_t n = 1000, done = 0;
+    uint64_t n = 1000, done = 0, step = 0;
     uint32_t prod = 0, batch, i;
     QTestState *qts;
     int a;
@@ -50,11 +52,13 @@ int main(int argc, char **argv)
             kind = argv[++a];
         } else if (!strcmp(argv[a], "--commands") && a + 1 < argc) {
             n = g_ascii_strtoull(argv[++a], NULL, 0);
+        } else if (!strcmp(argv[a], "--step") && a + 1 < argc) {
+            step = g_ascii_strtoull(argv[++a], NULL, 0);
         } else if (!strcmp(argv[a], "--props") && a + 1 < argc) {
             props = argv[++a];
         } else {
             fprintf(stderr, "usage: smmuv3-cmdq-stream --kind sync|tlbi "
-                    "--commands N [--props ARGS]\n");
+                    "--commands N [--step NS] [--props ARGS]\n");
             return 2;
         }
     }
@@ -82,7 +86,10 @@ int main(int argc, char **argv)
         }
         prod = (prod + k) & mask;
         qtest_writel(qts, SMMU_BASE + 0x98, prod);
-        /* Poll CONS; a timed queue needs the virtual clock to move */
+        if (step) {
+            qtest_clock_step(qts, step);
+        }
+        /* Then poll CONS, stepping on if the batch is not done yet */
         while ((qtest_readl(qts, SMMU_BASE + 0x9c) & mask) != prod) {
             qtest_clock_step(qts, 1000);
         }

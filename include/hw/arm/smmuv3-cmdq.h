@@ -45,9 +45,13 @@ typedef struct SMMUv3CmdqEngine {
     uint64_t head_cost;
     uint64_t head_pages;
     SMMUCmdqCmdInfo head;
+    bool head_fetched;          /* head_words holds the command at CONS */
+    uint32_t head_words[4];     /* as fetched when its work began */
 
-    /* Virtual time of the register access being handled */
+    /* Virtual time of the register access being handled, -1 unread */
     int64_t access_ns;
+    /* What the timer is armed for, -1 not armed */
+    int64_t armed_ns;
 
     SMMUCmdqStats stats;
 } SMMUv3CmdqEngine;
@@ -82,8 +86,10 @@ uint8_t smmuv3_cmdq_range_tg(SMMUv3State *s, const struct Cmd *cmd);
 
 /*
  * Provided by smmuv3.c: execute up to @max commands from CONS, stopping
- * early on an empty or disabled queue or a command error.
+ * early on an empty or disabled queue or a command error.  @first, when
+ * not NULL, is the command at CONS as already fetched from memory.
  */
-void smmuv3_cmdq_consume(SMMUv3State *s, uint32_t max);
+void smmuv3_cmdq_consume(SMMUv3State *s, uint32_t max,
+                         const struct Cmd *first);
 
 #endif /* HW_ARM_SMMUV3_CMDQ_H */
