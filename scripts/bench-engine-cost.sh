@@ -1,8 +1,10 @@
 #!/bin/bash
 # Engine-cost benchmark: host instructions the SMMU spends per retired
-# command, counted by valgrind (callgrind), with the costs off (upstream's
-# synchronous path) and on (the timed engine), for a CMD_SYNC-only stream
-# and a TLBI-heavy one (63 TLBIs + CMD_SYNC per PROD write).
+# command, counted by valgrind (callgrind), for a CMD_SYNC-only stream and
+# a TLBI-heavy one (63 TLBIs + CMD_SYNC per PROD write), in three QEMUs:
+# upstream (built without smmulab), smmulab with every cost 0 (the
+# synchronous path: its ratio to upstream is the extension's zero-cost
+# overhead), and smmulab with costs on (the timed engine).
 #
 # Instructions are the inclusive cost of the device's entry points
 # (MMIO read and write handlers, the engine's timer callback), so the
@@ -33,21 +35,26 @@ declare -A step_on=([sync]=1500 [tlbi]=$((63 * 1010 + 1500)))
 
 # device_ir FILE: inclusive instructions of the device's entry points
 device_ir() {
-    callgrind_annotate --inclusive=yes --threshold=100 "$1" 2>/dev/null | \
-        awk '/[: ](smmu_write_mmio|smmu_read_mmio|cmdq_timer_cb) / {
+    # only the per-function summary lines ("N (P%)  file:function [binary]"),
+    # not the "=> callee (Nx)" lines of the annotated sources
+    callgrind_annotate --inclusive=yes --threshold=100 --auto=no "$1" 2>/dev/null | \
+        awk '$0 !~ /=>/ && /:(smmu_write_mmio|smmu_read_mmio|cmdq_timer_cb) \[/ {
                  gsub(",", "", $1); s += $1 } END { print s + 0 }'
 }
 
+up=$B/qemu-upstream/build/qemu-system-aarch64
+[ -x "$up" ] || die "$up missing: build first (make build)"
 declare -A per
 for kind in sync tlbi; do
-    for mode in off on; do
-        props="" step=0
+    for mode in upstream off on; do
+        props="" step=0 qemu=$Q/qemu-system-aarch64
         [ $mode = on ] && props=$on_props step=${step_on[$kind]}
+        [ $mode = upstream ] && qemu=$up
         declare -A ir
         for n in $n1 $n2; do
             out=$logd/callgrind.$kind.$mode.$n
-            log "callgrind: $kind stream, costs $mode, $n commands"
-            QTEST_QEMU_BINARY="valgrind --tool=callgrind --callgrind-out-file=$out $Q/qemu-system-aarch64" \
+            log "callgrind: $kind stream, $mode, $n commands"
+            QTEST_QEMU_BINARY="valgrind --tool=callgrind --callgrind-out-file=$out $qemu" \
                 "$stream" --kind $kind --commands "$n" --step "$step" --props "$props" \
                 >"$logd/stream.$kind.$mode.$n.log" 2>&1 \
                 || die "stream run failed (log: $logd/stream.$kind.$mode.$n.log)"
@@ -60,11 +67,12 @@ for kind in sync tlbi; do
     done
 done
 echo
-printf '%-34s %14s %14s %8s\n' "instructions per retired command" "costs off" "costs on" ratio
+printf '%-30s %10s %10s %10s %12s %12s\n' "instructions per command" upstream "costs 0" "costs on" "0/upstream" "on/costs 0"
 for kind in sync tlbi; do
-    printf '%-34s %14s %14s %8s\n' \
+    printf '%-30s %10s %10s %10s %12s %12s\n' \
         "$([ $kind = sync ] && echo "CMD_SYNC only" || echo "63 TLBI + CMD_SYNC batches")" \
-        "${per[$kind-off]}" "${per[$kind-on]}" \
+        "${per[$kind-upstream]}" "${per[$kind-off]}" "${per[$kind-on]}" \
+        "$(awk -v a="${per[$kind-off]}" -v b="${per[$kind-upstream]}" 'BEGIN { printf "%.3f", a / b }')" \
         "$(awk -v a="${per[$kind-on]}" -v b="${per[$kind-off]}" 'BEGIN { printf "%.2f", a / b }')"
 done
 echo "(callgrind outputs in $logd)"

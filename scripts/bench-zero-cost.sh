@@ -10,6 +10,9 @@
 #     guest run (icount: the guest executes exactly the same instructions
 #     in both), alternated RUNS times.
 #
+# Alternation is ABBA (upstream first in odd rounds, smmulab first in even
+# ones), so that drift and order effects fall on both alike.
+#
 # Prints means, standard deviations and the smmulab/upstream ratios.
 #
 #   scripts/bench-zero-cost.sh [BUILDDIR] [RUNS] [SECONDS]
@@ -31,8 +34,9 @@ done
 field() { tr -d '\r' <"$1" | grep '^RESULT workload=map-unmap threads=' | tr ' ' '\n' | sed -n "s/^$2=//p"; }
 
 declare -A vals
+order() { if [ $(($1 % 2)) = 1 ]; then echo upstream smmulab; else echo smmulab upstream; fi; }
 for i in $(seq 1 "$runs"); do
-    for who in upstream smmulab; do
+    for who in $(order "$i"); do
         q=$up; [ $who = smmulab ] && q=$sm
         log=$logd/real-$who-$i.log
         "$SMMULAB_ROOT/scripts/boot.sh" -q -b "$B" -Q "$q" -l "$log" -t 300 -c 2 \
@@ -45,7 +49,7 @@ for i in $(seq 1 "$runs"); do
     done
 done
 for i in $(seq 1 "$runs"); do
-    for who in upstream smmulab; do
+    for who in $(order "$i"); do
         q=$up; [ $who = smmulab ] && q=$sm
         log=$logd/icount-$who-$i.log
         TIMEFORMAT='%U %S'
@@ -64,15 +68,20 @@ same=no; [ "$a" = "$b" ] && same=yes
 
 stats() { echo "$1" | tr ' ' '\n' | awk 'NF { n++; s += $1; q += $1 * $1 }
     END { m = s / n; v = q / n - m * m; printf "%.1f %.1f", m, (v > 0 ? sqrt(v) : 0) }'; }
+median() { echo "$1" | tr ' ' '\n' | awk 'NF' | sort -g | awk '{ a[NR] = $1 }
+    END { printf "%.1f", NR % 2 ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
 row() {
-    local name=$1 key=$2 u s um us sm_ ss
+    local name=$1 key=$2 um us sm_ ss mu ms
     read -r um us <<<"$(stats "${vals[upstream-$key]}")"
     read -r sm_ ss <<<"$(stats "${vals[smmulab-$key]}")"
-    printf '%-44s %12s %12s %8s\n' "$name" "$um±$us" "$sm_±$ss" \
-        "$(awk -v a="$sm_" -v b="$um" 'BEGIN { printf "%.3f", a / b }')"
+    mu=$(median "${vals[upstream-$key]}") ms=$(median "${vals[smmulab-$key]}")
+    printf '%-42s %18s %18s %7s %7s\n' "$name" "$um ± $us" "$sm_ ± $ss" \
+        "$(awk -v a="$sm_" -v b="$um" 'BEGIN { printf "%.3f", a / b }')" \
+        "$(awk -v a="$ms" -v b="$mu" 'BEGIN { printf "%.3f", a / b }')"
 }
 echo
-printf '%-44s %12s %12s %8s\n' "($runs runs each, alternated)" upstream smmulab ratio
+printf '%-42s %18s %18s %7s %7s\n' "($runs runs each, ABBA)" "upstream mean±sd" "smmulab mean±sd" \
+    ratio "ratio of medians"
 row "A. guest map+unmaps per second" ops
 row "A. guest unmap latency mean (ns)" unmap
 row "A. guest map latency mean (ns)" map

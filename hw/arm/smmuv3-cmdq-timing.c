@@ -156,29 +156,30 @@ void smmu_cmdq_stats_reset(SMMUCmdqStats *st)
     memset(st, 0, sizeof(*st));
 }
 
+void smmu_cmdq_stats_count(SMMUCmdqStats *st, uint8_t opcode, uint64_t pages)
+{
+    st->retired++;
+    st->opcodes[opcode]++;
+    if (opcode == SMMU_CMDQ_OP_SYNC) {
+        st->syncs++;
+    }
+    st->tlbi_pages = sat_add(st->tlbi_pages, pages);
+}
+
 void smmu_cmdq_stats_retire(SMMUCmdqStats *st, const SMMUCmdqCmdInfo *cmd,
                             uint64_t queued_ns, uint64_t cost_ns,
                             uint64_t wait_ns, uint64_t pages)
 {
-    st->retired++;
-    st->opcodes[cmd->opcode]++;
+    smmu_cmdq_stats_count(st, cmd->opcode, pages);
     st->busy_ns = sat_add(st->busy_ns, cost_ns);
     if (queued_ns > st->max_queued_ns) {
         st->max_queued_ns = queued_ns;
     }
-    switch (smmu_cmdq_classify(cmd->opcode)) {
-    case SMMU_CMDQ_CLASS_SYNC:
-        st->syncs++;
+    if (cmd->opcode == SMMU_CMDQ_OP_SYNC) {
         st->total_sync_wait_ns = sat_add(st->total_sync_wait_ns, wait_ns);
         if (wait_ns > st->max_sync_wait_ns) {
             st->max_sync_wait_ns = wait_ns;
         }
-        break;
-    case SMMU_CMDQ_CLASS_TLBI_ADDR:
-        st->tlbi_pages = sat_add(st->tlbi_pages, pages);
-        break;
-    default:
-        break;
     }
 }
 

@@ -238,7 +238,7 @@ void smmuv3_cmdq_prod_written(SMMUv3State *s, uint32_t old_prod)
 {
     SMMUv3CmdqEngine *e = &s->cmdq_engine;
     SMMUQueue *q = &s->cmdq;
-    uint32_t added, i, idx_mask;
+    uint32_t added, i, idx_mask, pending;
 
     e->stats.prod_writes++;
     if (e->timed) {
@@ -252,8 +252,9 @@ void smmuv3_cmdq_prod_written(SMMUv3State *s, uint32_t old_prod)
         }
     }
     smmuv3_cmdq_kick(s);
-    smmu_cmdq_stats_pending(&e->stats, cmdq_pending(s));
-    if (smmu_cmdq_is_full(q->prod, q->cons, q->log2size)) {
+    pending = cmdq_pending(s);
+    smmu_cmdq_stats_pending(&e->stats, pending);
+    if (pending >= 1U << q->log2size) {
         e->stats.full++;
         trace_smmuv3_cmdq_full(q->prod, q->cons);
     }
@@ -275,12 +276,19 @@ void smmuv3_cmdq_retired(SMMUv3State *s, const Cmd *cmd)
     uint64_t queued = 0, wait = 0;
     int64_t visible;
 
-    cmdq_decode(cmd, &info);
     if (!e->timed) {
-        smmu_cmdq_stats_retire(&e->stats, &info, 0, 0, 0,
-                               cmdq_pages(e, &info));
+        uint8_t op = CMD_TYPE(cmd);
+        uint64_t pages = 0;
+
+        /* Kept cheap: this is the upstream path's per-command cost */
+        if (smmu_cmdq_classify(op) == SMMU_CMDQ_CLASS_TLBI_ADDR) {
+            cmdq_decode(cmd, &info);
+            pages = smmu_cmdq_tlbi_pages(&info, e->ril);
+        }
+        smmu_cmdq_stats_count(&e->stats, op, pages);
         return;
     }
+    cmdq_decode(cmd, &info);
     visible = e->visible_ns[Q_CONS(q)];
     if (e->head_start > visible) {
         queued = e->head_start - visible;

@@ -69,8 +69,9 @@ int main(int argc, char **argv)
     }
     batch = !strcmp(kind, "sync") ? 1 : 64;
 
-    qts = qtest_initf("-M virt,iommu=smmuv3 -display none -nic none "
-                      "-global arm-smmuv3.cmdqs=%d %s", LOG2SIZE, props);
+    /* No smmulab property unless given: the stream runs on upstream too */
+    qts = qtest_initf("-M virt,iommu=smmuv3 -display none -nic none %s",
+                      props);
     qtest_writeq(qts, SMMU_BASE + 0x90, QUEUE_ADDR | LOG2SIZE);
     qtest_writel(qts, SMMU_BASE + 0x20, 1 << 3);
     while (done < n) {

@@ -238,6 +238,27 @@ static void test_stats(void)
     g_assert_cmpuint(st.max_pending, ==, 2);
 }
 
+/* The untimed path's accounting agrees with the timed one's */
+static void test_stats_count(void)
+{
+    SMMUCmdqStats a, b;
+    SMMUCmdqCmdInfo sync = cmd(0x46), rng = tlbi_range(3, 2), cfgi = cmd(0x03);
+
+    smmu_cmdq_stats_reset(&a);
+    smmu_cmdq_stats_reset(&b);
+    smmu_cmdq_stats_count(&a, 0x46, 0);
+    smmu_cmdq_stats_count(&a, 0x12, 16);
+    smmu_cmdq_stats_count(&a, 0x03, 0);
+    smmu_cmdq_stats_retire(&b, &sync, 0, 0, 0, 0);
+    smmu_cmdq_stats_retire(&b, &rng, 0, 0, 0, 16);
+    smmu_cmdq_stats_retire(&b, &cfgi, 0, 0, 0, 0);
+    g_assert_cmpmem(&a, sizeof(a), &b, sizeof(b));
+    g_assert_cmpuint(a.retired, ==, 3);
+    g_assert_cmpuint(a.syncs, ==, 1);
+    g_assert_cmpuint(a.tlbi_pages, ==, 16);
+    g_assert_cmpuint(a.opcodes[0x03], ==, 1);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -252,5 +273,6 @@ int main(int argc, char **argv)
     g_test_add_func("/smmuv3-cmdq-timing/retire-time", test_retire_time);
     g_test_add_func("/smmuv3-cmdq-timing/queue-wrap", test_queue_wrap);
     g_test_add_func("/smmuv3-cmdq-timing/stats", test_stats);
+    g_test_add_func("/smmuv3-cmdq-timing/stats-count", test_stats_count);
     return g_test_run();
 }

@@ -67,7 +67,7 @@ typedef struct SMMUCmdqCmdInfo {
 } SMMUCmdqCmdInfo;
 
 typedef struct SMMUCmdqStats {
-    uint64_t retired;           /* commands retired by the timed engine */
+    uint64_t retired;           /* commands executed */
     uint64_t syncs;             /* CMD_SYNCs among them */
     uint64_t max_pending;       /* most commands visible and not retired */
     uint64_t full;              /* PROD writes that left the queue full */
@@ -118,6 +118,11 @@ bool smmu_cmdq_is_full(uint32_t prod, uint32_t cons, uint8_t log2size);
 uint32_t smmu_cmdq_index_incr(uint32_t idx, uint8_t log2size);
 
 void smmu_cmdq_stats_reset(SMMUCmdqStats *st);
+/*
+ * Count one executed command (@pages: pages a TLBI by address covered,
+ * 0 for other commands): all the accounting of the untimed path.
+ */
+void smmu_cmdq_stats_count(SMMUCmdqStats *st, uint8_t opcode, uint64_t pages);
 /*
  * Account one retired command: @queued_ns the time from visibility to start
  * of work, @wait_ns from visibility to retirement.
