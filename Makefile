@@ -5,6 +5,7 @@
 #   make check    build, then run every test
 #   make build    build QEMU, the guest kernel and tools
 #   make bench-unmap  the model's guest evidence: unmap latency vs model time
+#   make bench-zero-cost, bench-engine-cost, fuzz-long   (docs/testing.md)
 #   make clean    remove build/ (caches in ~/.cache/smmulab stay)
 #
 # Variables: QEMU_SRC=DIR|TARBALL (QEMU 10.0.x source of your own),
@@ -14,7 +15,7 @@ BUILD ?= build
 MESON ?= meson
 export QEMU_SRC LINUX_SRC SMMULAB_JOBS SMMULAB_CACHE
 
-.PHONY: all build deps run scenario check bench-unmap clean
+.PHONY: all build deps run scenario check bench-unmap bench-zero-cost bench-engine-cost fuzz-long clean
 
 all: build
 
@@ -41,6 +42,21 @@ check: build
 # Guest evidence of the model's timing (docs/model.md)
 bench-unmap: build
 	scripts/bench-unmap-latency.sh $(BUILD)
+
+# smmulab with every cost 0 against the same QEMU without smmulab
+bench-zero-cost: build
+	scripts/bench-zero-cost.sh $(BUILD)
+
+# host instructions per retired command (valgrind callgrind)
+bench-engine-cost: build
+	scripts/bench-engine-cost.sh $(BUILD)
+
+# the long hostile-guest fuzz run: one million operations on ASan/UBSan QEMU
+FUZZ_SEED ?= 7
+fuzz-long: build
+	cd $(BUILD)/qemu/build-asan && QTEST_QEMU_BINARY=./qemu-system-aarch64 \
+	  tests/qtest/smmuv3-cmdq-fuzz --ops 1000000 --seed $(FUZZ_SEED) \
+	  --findings $(CURDIR)/$(BUILD)/logs/fuzz-long | grep -v '^# '
 
 clean:
 	rm -rf $(BUILD)
