@@ -163,9 +163,9 @@ gboolean smmulab_scenario_check_value(const char *file, const char *group,
             if (parse_bool(v) < 0) {
                 return bad(err, file, group, key, v, "not on or off");
             }
-        } else if (!is_uint(v, 0, G_MAXUINT64)) {
+        } else if (!is_uint(v, 0, G_MAXINT64)) {
             return bad(err, file, group, key, v,
-                       "not a non-negative 64-bit number");
+                       "not a number in 0..9223372036854775807");
         }
     } else if (!strcmp(group, "guest")) {
         if (!strcmp(key, "kernel") || !strcmp(key, "initrd")) {

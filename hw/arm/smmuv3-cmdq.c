@@ -24,6 +24,7 @@
 #include "qapi/visitor.h"
 #include "hw/arm/smmuv3.h"
 #include "hw/arm/smmuv3-cmdq.h"
+#include "hw/core/qdev-prop-internal.h"
 #include "smmuv3-internal.h"
 #include "system/dma.h"
 #include "trace.h"
@@ -364,6 +365,41 @@ void smmuv3_cmdq_engine_reset(SMMUv3State *s)
     smmu_cmdq_prng_seed(&e->prng, e->seed);
     smmu_cmdq_stats_reset(&e->stats);
 }
+
+static void cmdq_get_u63(Object *obj, Visitor *v, const char *name,
+                         void *opaque, Error **errp)
+{
+    const Property *prop = opaque;
+    uint64_t *ptr = object_field_prop_ptr(obj, prop);
+
+    visit_type_uint64(v, name, ptr, errp);
+}
+
+static void cmdq_set_u63(Object *obj, Visitor *v, const char *name,
+                         void *opaque, Error **errp)
+{
+    const Property *prop = opaque;
+    uint64_t *ptr = object_field_prop_ptr(obj, prop);
+    int64_t value;
+
+    if (!visit_type_int64(v, name, &value, errp)) {
+        return;
+    }
+    if (value < 0) {
+        error_setg(errp, "arm-smmuv3: %s=%" PRId64 " is out of range 0..%"
+                   PRId64, name, value, INT64_MAX);
+        return;
+    }
+    *ptr = value;
+}
+
+const PropertyInfo smmuv3_cmdq_prop_u63 = {
+    .type = "uint64",
+    .description = "0..9223372036854775807",
+    .get = cmdq_get_u63,
+    .set = cmdq_set_u63,
+    .set_default_value = qdev_propinfo_set_default_value_uint,
+};
 
 static const char *cmdq_opcode_name(uint8_t opcode, char *buf, size_t len)
 {

@@ -251,7 +251,7 @@ static char *random_props(Rng *r)
                            "-global arm-smmuv3.ril=%s "
                            "-global arm-smmuv3.cmdq-seed=%" PRIu64,
                            (unsigned)below(r, 20), (unsigned)below(r, 20),
-                           below(r, 2) ? "on" : "off", rnd(r));
+                           below(r, 2) ? "on" : "off", rnd(r) & INT64_MAX);
     for (i = 0; i < ARRAY_SIZE(cost_props); i++) {
         uint64_t v;
 
@@ -266,7 +266,7 @@ static char *random_props(Rng *r)
             v = below(r, 100000);
             break;
         case 3:
-            v = rnd(r) >> below(r, 64);        /* up to huge */
+            v = (rnd(r) >> below(r, 64)) & INT64_MAX;  /* up to huge */
             break;
         default:
             continue;

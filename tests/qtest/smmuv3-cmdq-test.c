@@ -226,11 +226,33 @@ static void check_bad_prop(const char *prop, const char *msg)
 
 static void test_bad_props(void)
 {
+    static const char *const u63[] = {
+        "cmdq-cmd-ns", "cmdq-sync-ns", "cmdq-cfgi-ns", "cmdq-tlbi-page-ns",
+        "cmdq-jitter-ns", "cmdq-seed",
+    };
+    int i;
+
+    /* out of range, negative, too large for the type, not a number */
     check_bad_prop("cmdqs=20", "cmdqs=20 is out of range 0..19");
     check_bad_prop("eventqs=31", "eventqs=31 is out of range 0..19");
     check_bad_prop("cmdqs=256", "cmdqs");
-    check_bad_prop("cmdq-cmd-ns=fast", "cmdq-cmd-ns");
+    check_bad_prop("cmdqs=-1", "cmdqs");
+    check_bad_prop("eventqs=-3", "eventqs");
+    check_bad_prop("eventqs=seven", "eventqs");
     check_bad_prop("ril=maybe", "ril");
+    check_bad_prop("ril=2", "ril");
+    for (i = 0; i < ARRAY_SIZE(u63); i++) {
+        g_autofree char *neg = g_strdup_printf("%s=-1", u63[i]);
+        g_autofree char *neg_msg = g_strdup_printf(
+            "%s=-1 is out of range 0..9223372036854775807", u63[i]);
+        g_autofree char *huge = g_strdup_printf(
+            "%s=99999999999999999999999", u63[i]);
+        g_autofree char *nan = g_strdup_printf("%s=fast", u63[i]);
+
+        check_bad_prop(neg, neg_msg);
+        check_bad_prop(huge, u63[i]);
+        check_bad_prop(nan, u63[i]);
+    }
 }
 
 /* All costs 0: consumed inside the PROD write, as upstream */

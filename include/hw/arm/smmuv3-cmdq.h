@@ -56,18 +56,26 @@ typedef struct SMMUv3CmdqEngine {
     SMMUCmdqStats stats;
 } SMMUv3CmdqEngine;
 
+/*
+ * Costs and the seed: uint64 properties that, unlike qdev's uint64, refuse
+ * negative input (which qdev would wrap to 2^64 - 1): 0..INT64_MAX.
+ */
+extern const PropertyInfo smmuv3_cmdq_prop_u63;
+#define DEFINE_PROP_SMMUV3_U63(_n, _s, _f)                                  \
+    DEFINE_PROP_UNSIGNED(_n, _s, _f, 0, smmuv3_cmdq_prop_u63, uint64_t)
+
 #define DEFINE_SMMUV3_CMDQ_PROPERTIES(_state, _f)                           \
     DEFINE_PROP_UINT8("cmdqs", _state, _f.cmdqs, SMMU_CMDQ_TIMING_MAX_QS),  \
     DEFINE_PROP_UINT8("eventqs", _state, _f.eventqs,                        \
                       SMMU_CMDQ_TIMING_MAX_QS),                             \
     DEFINE_PROP_BOOL("ril", _state, _f.ril, true),                          \
-    DEFINE_PROP_UINT64("cmdq-cmd-ns", _state, _f.costs.cmd_ns, 0),          \
-    DEFINE_PROP_UINT64("cmdq-sync-ns", _state, _f.costs.sync_ns, 0),        \
-    DEFINE_PROP_UINT64("cmdq-cfgi-ns", _state, _f.costs.cfgi_ns, 0),        \
-    DEFINE_PROP_UINT64("cmdq-tlbi-page-ns", _state, _f.costs.tlbi_page_ns,  \
-                       0),                                                  \
-    DEFINE_PROP_UINT64("cmdq-jitter-ns", _state, _f.costs.jitter_ns, 0),    \
-    DEFINE_PROP_UINT64("cmdq-seed", _state, _f.seed, 0)
+    DEFINE_PROP_SMMUV3_U63("cmdq-cmd-ns", _state, _f.costs.cmd_ns),         \
+    DEFINE_PROP_SMMUV3_U63("cmdq-sync-ns", _state, _f.costs.sync_ns),       \
+    DEFINE_PROP_SMMUV3_U63("cmdq-cfgi-ns", _state, _f.costs.cfgi_ns),       \
+    DEFINE_PROP_SMMUV3_U63("cmdq-tlbi-page-ns", _state,                     \
+                           _f.costs.tlbi_page_ns),                          \
+    DEFINE_PROP_SMMUV3_U63("cmdq-jitter-ns", _state, _f.costs.jitter_ns),   \
+    DEFINE_PROP_SMMUV3_U63("cmdq-seed", _state, _f.seed)
 
 extern const VMStateDescription vmstate_smmuv3_cmdq_engine;
 
