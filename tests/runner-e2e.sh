@@ -41,18 +41,27 @@ check "e2e: model counters in the table" grep -qE '^model: CMD_SYNCs +[1-9]' "$O
 check "e2e: progress shown" grep -q '^\[1/3\] fair rep 1 .*retired=' "$OUT/e2e.err"
 check "e2e: report names where it is" grep -q "^report: $OUT/e2e/report.txt" "$OUT/e2e.out"
 
+# kill the QEMU of the "killed" variant once it runs (SIGKILL: QEMU dies)
+( for _ in $(seq 1 600); do
+      if pkill -KILL -f 'smmulab[.]tag=killme'; then exit 0; fi
+      sleep 0.1
+  done ) &
+killer=$!
 "$RUN" --build "$B" --out "$OUT/rob" --console-cap 1048576 tests/scenarios/robustness.ini \
     >"$OUT/rob.out" 2>"$OUT/rob.err"
 rc=$?
+kill $killer 2>/dev/null
+wait $killer 2>/dev/null
 check "robustness: exit 3 for failed runs (got $rc)" [ $rc = 3 ]
 check "robustness: panic reported" grep -q '^  run panic rep 1: panic: .*Kernel panic' "$OUT/rob.out"
 check "robustness: hang reported as timeout" grep -q '^  run hang rep 1: timeout: no end after 10s' "$OUT/rob.out"
 check "robustness: flood reported as timeout" grep -q '^  run flood rep 1: timeout' "$OUT/rob.out"
-check "robustness: the good run after them ran and passed" grep -q '^  runs: 1 of 4 ok' "$OUT/rob.out"
+check "robustness: a killed QEMU reported" grep -q '^  run killed rep 1: qemu-failed: QEMU ended' "$OUT/rob.out"
+check "robustness: the good run after them ran and passed" grep -q '^  runs: 1 of 5 ok' "$OUT/rob.out"
 check "robustness: flood flagged in runs.json" grep -q '"console_flood" : true' "$OUT/rob/runs.json"
 size=$(stat -c %s "$OUT"/rob/03-flood-rep1.log 2>/dev/null || echo 0)
 check "robustness: flood log capped at 1 MiB (got $size bytes)" [ "$size" -le 1048576 -a "$size" -gt 0 ]
-check "robustness: every run's log kept" [ "$(ls "$OUT"/rob/*.log | wc -l)" = 4 ]
+check "robustness: every run's log kept" [ "$(ls "$OUT"/rob/*.log | wc -l)" = 5 ]
 
 echo "1..$n"
 [ $fails = 0 ]
