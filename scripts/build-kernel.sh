@@ -41,7 +41,8 @@ if [ "$(cat "$W/.smmulab-stamp" 2>/dev/null)" != "$stamp" ]; then
     log "preparing work tree from $pristine"
     rm -rf "$W"
     mkdir -p "$(dirname "$W")"
-    cp -al "$pristine" "$W"
+    # hard links when the cache is on the same file system, else a copy
+    cp -al "$pristine" "$W" 2>/dev/null || { rm -rf "$W"; cp -a "$pristine" "$W"; }
     rm -f "$W/.smmulab-complete"
     for p in "${patches[@]}"; do
         name=${p#"$SMMULAB_ROOT"/}
