@@ -67,6 +67,28 @@ static uint32_t cons(QTestState *qts)
     return rd(qts, R_CMDQ_CONS);
 }
 
+/*
+ * Exactly @ns from now the next command retires: one ns before, CONS
+ * still reads @before; at @ns it reads @after.  @mask selects the CONS
+ * bits compared (all of them, or the index and wrap without CONS.ERR).
+ */
+static void retires_in_masked(QTestState *qts, int64_t ns, uint32_t before,
+                              uint32_t after, uint32_t mask)
+{
+    if (ns > 1) {
+        qtest_clock_step(qts, ns - 1);
+    }
+    g_assert_cmphex(cons(qts) & mask, ==, before);
+    qtest_clock_step(qts, 1);
+    g_assert_cmphex(cons(qts) & mask, ==, after);
+}
+
+static void retires_in(QTestState *qts, int64_t ns, uint32_t before,
+                       uint32_t after)
+{
+    retires_in_masked(qts, ns, before, after, UINT32_MAX);
+}
+
 /* Point the command queue at RAM with 2^log2size entries and enable it */
 static void cmdq_setup(QTestState *qts, uint8_t log2size)
 {
@@ -288,14 +310,8 @@ static void test_cost_cmd(void)
     }
     wr(qts, R_CMDQ_PROD, 3);
     g_assert_cmphex(cons(qts), ==, 0);
-    qtest_clock_step(qts, 999);
-    g_assert_cmphex(cons(qts), ==, 0);
-    qtest_clock_step(qts, 1);
-    g_assert_cmphex(cons(qts), ==, 1);
-    qtest_clock_step(qts, 999);
-    g_assert_cmphex(cons(qts), ==, 1);
-    qtest_clock_step(qts, 1);
-    g_assert_cmphex(cons(qts), ==, 2);
+    retires_in(qts, 1000, 0, 1);
+    retires_in(qts, 1000, 1, 2);
     qtest_clock_step(qts, 1000);
     g_assert_cmphex(cons(qts), ==, 3);
     qtest_clock_step(qts, 100000);
@@ -330,15 +346,9 @@ static void test_cost_kinds(void)
     put_cmd(qts, 8, i, cmd_tlbi_va(1, 3, 2));
     wr(qts, R_CMDQ_PROD, i + 1);
     for (i = 0; i < ARRAY_SIZE(seq); i++) {
-        qtest_clock_step(qts, seq[i].cost - 1);
-        g_assert_cmphex(cons(qts), ==, i);
-        qtest_clock_step(qts, 1);
-        g_assert_cmphex(cons(qts), ==, i + 1);
+        retires_in(qts, seq[i].cost, i, i + 1);
     }
-    qtest_clock_step(qts, 100 + 16 * 10 - 1);
-    g_assert_cmphex(cons(qts), ==, i);
-    qtest_clock_step(qts, 1);
-    g_assert_cmphex(cons(qts), ==, i + 1);
+    retires_in(qts, 100 + 16 * 10, i, i + 1);
     g_assert_cmpint(get_stat(qts, "tlbi-pages"), ==, 1 + 16);
     qtest_quit(qts);
 }
@@ -359,22 +369,13 @@ static void test_submit_idle_and_busy(void)
     /* idle for a long time, then submit: nothing is owed from before */
     qtest_clock_step(qts, 50000);
     wr(qts, R_CMDQ_PROD, 1);
-    qtest_clock_step(qts, 999);
-    g_assert_cmphex(cons(qts), ==, 0);
-    qtest_clock_step(qts, 1);
-    g_assert_cmphex(cons(qts), ==, 1);
+    retires_in(qts, 1000, 0, 1);
     /* busy: B submitted 300 ns into A's work retires 1000 after A */
     wr(qts, R_CMDQ_PROD, 2);
     qtest_clock_step(qts, 300);
     wr(qts, R_CMDQ_PROD, 3);
-    qtest_clock_step(qts, 699);
-    g_assert_cmphex(cons(qts), ==, 1);
-    qtest_clock_step(qts, 1);
-    g_assert_cmphex(cons(qts), ==, 2);
-    qtest_clock_step(qts, 999);
-    g_assert_cmphex(cons(qts), ==, 2);
-    qtest_clock_step(qts, 1);
-    g_assert_cmphex(cons(qts), ==, 3);
+    retires_in(qts, 700, 1, 2);
+    retires_in(qts, 1000, 2, 3);
     g_assert_cmpint(get_stat(qts, "max-queued-ns"), ==, 700);
     qtest_quit(qts);
 }
@@ -396,10 +397,7 @@ static void test_wrap(void)
         prod = (prod + batch[b]) & 0xff;
         n += batch[b];
         wr(qts, R_CMDQ_PROD, prod);
-        qtest_clock_step(qts, 10 * batch[b] - 1);
-        g_assert_cmphex(cons(qts), ==, (prod - 1) & 0xff);
-        qtest_clock_step(qts, 1);
-        g_assert_cmphex(cons(qts), ==, prod);
+        retires_in(qts, 10 * batch[b], (prod - 1) & 0xff, prod);
     }
     g_assert_cmphex(prod, ==, n & 0xff);
     g_assert_cmpint(get_stat(qts, "retired"), ==, n);
@@ -436,10 +434,7 @@ static void test_ril_off_range(void)
     cmdq_setup(qts, 8);
     put_cmd(qts, 8, 0, cmd_tlbi_va(1, 31, 10));
     wr(qts, R_CMDQ_PROD, 1);
-    qtest_clock_step(qts, 9);
-    g_assert_cmphex(cons(qts), ==, 0);
-    qtest_clock_step(qts, 1);
-    g_assert_cmphex(cons(qts), ==, 1);      /* not a command error */
+    retires_in(qts, 10, 0, 1);      /* not a command error */
     g_assert_cmphex(rd(qts, R_GERROR) & GERROR_CMDQ_ERR, ==, 0);
     g_assert_cmpint(get_stat(qts, "ril-off-ranges"), ==, 1);
     g_assert_cmpint(get_stat(qts, "tlbi-pages"), ==, 1);
@@ -464,10 +459,7 @@ static void test_disable(void)
     qtest_clock_step(qts, 10000);
     g_assert_cmphex(cons(qts), ==, 1);
     wr(qts, R_CR0, CR0_CMDQEN);
-    qtest_clock_step(qts, 999);
-    g_assert_cmphex(cons(qts), ==, 1);
-    qtest_clock_step(qts, 1);
-    g_assert_cmphex(cons(qts), ==, 2);
+    retires_in(qts, 1000, 1, 2);
     qtest_clock_step(qts, 1000);
     g_assert_cmphex(cons(qts), ==, 3);
     qtest_quit(qts);
@@ -503,10 +495,7 @@ static void test_cmdq_err(void)
     /* the driver replaces the bad command, then acknowledges */
     put_cmd(qts, 8, 1, cmd_op(OP_SYNC));
     wr(qts, R_GERRORN, gerror);
-    qtest_clock_step(qts, 99);
-    g_assert_cmphex(cons(qts) & 0xffffff, ==, 1);
-    qtest_clock_step(qts, 1);
-    g_assert_cmphex(cons(qts) & 0xffffff, ==, 2);
+    retires_in_masked(qts, 100, 1, 2, 0xffffff);
     qtest_clock_step(qts, 100);
     g_assert_cmphex(cons(qts) & 0xffffff, ==, 3);
     qtest_quit(qts);
