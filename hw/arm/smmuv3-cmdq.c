@@ -69,26 +69,56 @@ static uint64_t cmdq_pages(SMMUv3CmdqEngine *e, const SMMUCmdqCmdInfo *info)
 }
 
 /* Begin work on the command at CONS at virtual time @start. */
+/*
+ * Fetch the command at CONS into @words, reading up to
+ * SMMU_CMDQ_FETCH_AHEAD visible commands in one go when it is not in the
+ * fetch buffer already.  Commands the guest made visible are its promise
+ * not to change them, so reading them early is what prefetching hardware
+ * does; the buffer is dropped whenever the engine stops.
+ */
+static bool cmdq_fetch(SMMUv3State *s, uint32_t words[4])
+{
+    SMMUv3CmdqEngine *e = &s->cmdq_engine;
+    SMMUQueue *q = &s->cmdq;
+    uint32_t idx = Q_CONS(q), size = 1U << q->log2size;
+    uint32_t n, i;
+
+    if (e->fetch_n && idx - e->fetch_idx < e->fetch_n &&
+        e->fetch_idx <= idx) {
+        memcpy(words, e->fetch_buf[idx - e->fetch_idx], 16);
+        return true;
+    }
+    /* Visible commands from CONS, up to the end of the ring */
+    n = MIN(cmdq_pending(s), SMMU_CMDQ_FETCH_AHEAD);
+    n = MAX(MIN(n, size - idx), 1);
+    e->fetch_n = 0;
+    if (dma_memory_read(&address_space_memory, Q_CONS_ENTRY(q), e->fetch_buf,
+                        16 * n, MEMTXATTRS_UNSPECIFIED) != MEMTX_OK) {
+        return false;
+    }
+    for (i = 0; i < n * 4; i++) {
+        le32_to_cpus(&e->fetch_buf[i / 4][i % 4]);
+    }
+    e->fetch_idx = idx;
+    e->fetch_n = n;
+    memcpy(words, e->fetch_buf[0], 16);
+    return true;
+}
+
+/* Begin work on the command at CONS at virtual time @start. */
 static void cmdq_start_head(SMMUv3State *s, int64_t start)
 {
     SMMUv3CmdqEngine *e = &s->cmdq_engine;
     SMMUQueue *q = &s->cmdq;
     Cmd cmd;
-    int i;
 
     memset(&cmd, 0, sizeof(cmd));
     /*
-     * Fetch the command once, when work on it begins, as hardware would;
-     * it is executed as fetched.  A failed read is costed as opcode 0 and
-     * read again at retirement, which then raises CERROR_ABT.
+     * The command is executed as fetched.  A failed read is costed as
+     * opcode 0 and read again at retirement, which then raises CERROR_ABT.
      */
-    e->head_fetched = dma_memory_read(&address_space_memory, Q_CONS_ENTRY(q),
-                                      &cmd, sizeof(cmd),
-                                      MEMTXATTRS_UNSPECIFIED) == MEMTX_OK;
+    e->head_fetched = cmdq_fetch(s, cmd.word);
     if (e->head_fetched) {
-        for (i = 0; i < ARRAY_SIZE(cmd.word); i++) {
-            le32_to_cpus(&cmd.word[i]);
-        }
         memcpy(e->head_words, cmd.word, sizeof(e->head_words));
     }
     cmdq_decode(&cmd, &e->head);
@@ -131,6 +161,7 @@ static void cmdq_stop(SMMUv3State *s)
                                cmdq_err_pending(s));
     }
     e->busy = false;
+    e->fetch_n = 0;
     cmdq_arm(e);
 }
 
@@ -164,6 +195,7 @@ static void cmdq_advance(SMMUv3State *s, int64_t now)
         }
         if (smmuv3_q_empty(q)) {
             e->busy = false;
+            e->fetch_n = 0;
             break;
         }
         cmdq_start_head(s, t);
@@ -516,6 +548,7 @@ static int cmdq_engine_post_load(void *opaque, int version_id)
     SMMUv3State *s = opaque;
     SMMUv3CmdqEngine *e = &s->cmdq_engine;
 
+    e->fetch_n = 0;     /* fetch again what the head does not hold */
     e->armed_ns = -2;   /* unknown: force cmdq_arm() to act */
     cmdq_arm(e);
     return 0;

@@ -22,6 +22,9 @@
 typedef struct SMMUv3State SMMUv3State;
 struct Cmd;
 
+/* Visible commands read ahead: at most this many per guest-memory read */
+#define SMMU_CMDQ_FETCH_AHEAD 16
+
 typedef struct SMMUv3CmdqEngine {
     /* Properties */
     uint8_t cmdqs;
@@ -47,6 +50,11 @@ typedef struct SMMUv3CmdqEngine {
     SMMUCmdqCmdInfo head;
     bool head_fetched;          /* head_words holds the command at CONS */
     uint32_t head_words[4];     /* as fetched when its work began */
+
+    /* Commands read ahead from the queue (not migrated: read again) */
+    uint32_t fetch_idx;         /* queue index of fetch_buf[0] */
+    uint32_t fetch_n;           /* valid entries, 0: empty */
+    uint32_t fetch_buf[SMMU_CMDQ_FETCH_AHEAD][4];
 
     /* Virtual time of the register access being handled, -1 unread */
     int64_t access_ns;
