@@ -680,6 +680,53 @@ static void header_row(GString *t, GPtrArray *cols, const char *first)
     text_row(t, first, names, cols->len, split);
 }
 
+/*
+ * A sweep's summary: one row per point, one column per variant, for the
+ * chart's metric and the lockup and timeout counts.
+ */
+static void sweep_summary(GString *t, JsonObject *sc, JsonArray *runs,
+                          GPtrArray *cols, const char *kind, JsonArray *points)
+{
+    const char *ids[] = { NULL, "soft_lockups", "cmdq_timeouts" };
+    int i, k;
+    guint p;
+
+    for (i = 0; charts[i].kind; i++) {
+        if (!strcmp(charts[i].kind, kind)) {
+            ids[0] = charts[i].line;
+        }
+    }
+    for (k = 0; k < (int)G_N_ELEMENTS(ids); k++) {
+        const Metric *m = ids[k] ? find_metric(kind, ids[k]) : NULL;
+        g_autofree char *head = NULL;
+
+        if (!m) {
+            continue;
+        }
+        head = g_strdup_printf("%s by %s", m->label,
+                               json_object_get_string_member(sc, "sweep_key"));
+        header_row(t, cols, head);
+        for (p = 0; p < json_array_get_length(points); p++) {
+            const char *pt = json_array_get_string_element(points, p);
+            g_autoptr(GPtrArray) cells = g_ptr_array_new_with_free_func(g_free);
+            g_autofree char *label = g_strdup_printf("  %s", pt);
+            guint c, split = 0;
+
+            for (c = 0; c < cols->len; c++) {
+                Column *col = g_ptr_array_index(cols, c);
+
+                if (col->control && !split) {
+                    split = c;
+                }
+                g_ptr_array_add(cells, fmt(aggregate(runs, m, col, pt, NULL),
+                                           m->decimals));
+            }
+            text_row(t, label, cells, cols->len, split);
+        }
+        g_string_append_c(t, '\n');
+    }
+}
+
 char *smmulab_report_write(JsonNode *doc, const char *dir, GError **err)
 {
     JsonObject *root = json_node_get_object(doc);
@@ -781,6 +828,7 @@ char *smmulab_report_write(JsonNode *doc, const char *dir, GError **err)
     if (points && json_array_get_length(points)) {
         guint p;
 
+        sweep_summary(t, sc, runs, cols, kind, points);
         for (p = 0; p < json_array_get_length(points); p++) {
             const char *pt = json_array_get_string_element(points, p);
             g_autofree char *head = g_strdup_printf("%s=%s",
