@@ -112,7 +112,7 @@ static const Chart charts[] = {
     { "map-unmap", { "unmap_p50_us", "unmap_p99_us", "unmap_p999_us" },
       "unmap latency (us, log scale)", TRUE, "ops_per_cpu_s" },
     { "unmap-storm", { "unmap_p50_us", "unmap_p99_us", "unmap_p999_us" },
-      "unmap latency per 2 MiB chunk (us, log scale)", TRUE, "unmap_p99_us" },
+      "unmap latency per chunk (us, log scale)", TRUE, "unmap_p99_us" },
     { "dma-bench", { "map_mean_us", "unmap_mean_us" },
       "mean latency (us)", FALSE, "unmap_mean_us" },
     { "probe-storm", { "vf_probe_p50_us", "vf_probe_mean_us",
