@@ -20,6 +20,7 @@
 
 #include "qemu/osdep.h"
 #include "qemu/log.h"
+#include "qemu/error-report.h"
 #include "qapi/error.h"
 #include "qapi/visitor.h"
 #include "hw/arm/smmuv3.h"
@@ -548,6 +549,12 @@ static int cmdq_engine_post_load(void *opaque, int version_id)
     SMMUv3State *s = opaque;
     SMMUv3CmdqEngine *e = &s->cmdq_engine;
 
+    /* visible_ns has 1 << cmdqs entries: refuse a queue larger than that */
+    if (s->cmdq.log2size > e->cmdqs) {
+        error_report("smmuv3/cmdq-engine: CMDQ LOG2SIZE %u > cmdqs %u in the "
+                     "migration stream", s->cmdq.log2size, e->cmdqs);
+        return -EINVAL;
+    }
     e->fetch_n = 0;     /* fetch again what the head does not hold */
     e->armed_ns = -2;   /* unknown: force cmdq_arm() to act */
     cmdq_arm(e);
