@@ -474,8 +474,11 @@ static void smmuv3_cmdq_get_stats(Object *obj, Visitor *v, const char *name,
         { "pending", &pending },
     };
 
-    /* Counters as of now: retire what is due first */
-    smmuv3_cmdq_mmio_enter(s);
+    /*
+     * A pure read: counters as of the engine's last step.  Retiring what
+     * is due from here would change the device from a monitor thread at a
+     * host-dependent moment, and with it icount's determinism.
+     */
     pending = cmdq_pending(s);
 
     if (!visit_start_struct(v, name, NULL, 0, errp)) {
