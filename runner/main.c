@@ -54,10 +54,17 @@ static JsonNode *scenario_json(const SmmulabScenario *sc, const char *topologies
     g_autofree char *smmu = NULL, *machine = NULL, *cpus = NULL;
     guint i;
 
-    g_ptr_array_add(sc->smmu, NULL);
-    smmu = sc->smmu->len > 1 ? g_strjoinv(" ", (char **)sc->smmu->pdata) :
-                               g_strdup("upstream defaults (fast)");
-    g_ptr_array_remove_index(sc->smmu, sc->smmu->len - 1);
+    if (sc->smmu->len) {
+        GString *all = g_string_new(NULL);
+
+        for (i = 0; i < sc->smmu->len; i++) {
+            g_string_append_printf(all, "%s%s", i ? " " : "",
+                                   (char *)g_ptr_array_index(sc->smmu, i));
+        }
+        smmu = g_string_free(all, FALSE);
+    } else {
+        smmu = g_strdup("upstream defaults (fast)");
+    }
     if (sc->sweep_group && !strcmp(sc->sweep_group, "machine") &&
         !strcmp(sc->sweep_key, "cpus")) {
         cpus = g_strdup("swept");

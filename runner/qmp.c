@@ -49,6 +49,17 @@ static JsonNode *read_message(SmmulabQmp *q, GError **err)
     }
 }
 
+/* Remember an event's name; is @obj an event? */
+static gboolean note_event(SmmulabQmp *q, JsonObject *obj)
+{
+    if (!json_object_has_member(obj, "event")) {
+        return FALSE;
+    }
+    g_ptr_array_add(q->events,
+                    g_strdup(json_object_get_string_member(obj, "event")));
+    return TRUE;
+}
+
 static gboolean send_line(SmmulabQmp *q, const char *text, GError **err)
 {
     g_autofree char *line = g_strconcat(text, "\n", NULL);
@@ -79,9 +90,7 @@ JsonNode *smmulab_qmp_execute(SmmulabQmp *q, const char *command,
             return NULL;
         }
         obj = json_node_get_object(msg);
-        if (json_object_has_member(obj, "event")) {
-            g_ptr_array_add(q->events,
-                            g_strdup(json_object_get_string_member(obj, "event")));
+        if (note_event(q, obj)) {
             continue;
         }
         if (json_object_has_member(obj, "error")) {
@@ -181,7 +190,6 @@ gboolean smmulab_qmp_wait_event(SmmulabQmp *q, const char *name,
     while (!smmulab_qmp_event_seen(q, name)) {
         gint64 left = deadline - g_get_monotonic_time();
         g_autoptr(JsonNode) msg = NULL;
-        JsonObject *obj;
 
         /* Only block in read when data is buffered or the socket is ready */
         if (g_buffered_input_stream_get_available(
@@ -201,11 +209,7 @@ gboolean smmulab_qmp_wait_event(SmmulabQmp *q, const char *name,
         if (!msg) {
             return FALSE;
         }
-        obj = json_node_get_object(msg);
-        if (json_object_has_member(obj, "event")) {
-            g_ptr_array_add(q->events,
-                            g_strdup(json_object_get_string_member(obj, "event")));
-        }
+        note_event(q, json_node_get_object(msg));
     }
     return TRUE;
 }

@@ -107,8 +107,11 @@ fi
 
 # Copy overlay files whose content changed; restore files a previous overlay
 # brought in that the project no longer has.
-[ "$flavor" != asan ] || new_overlay=$(cat "$W/.smmulab-overlay")
-[ "$flavor" = asan ] || new_overlay=$(overlay_list)
+if [ "$flavor" = asan ]; then
+    new_overlay=$(cat "$W/.smmulab-overlay")     # the smmulab build's
+else
+    new_overlay=$(overlay_list)
+fi
 if [ -f "$W/.smmulab-overlay" ]; then
     comm -23 "$W/.smmulab-overlay" <(echo "$new_overlay") | while read -r f; do
         if [ -f "$pristine/$f" ]; then

@@ -322,7 +322,7 @@ void smmuv3_cmdq_retired(SMMUv3State *s, const Cmd *cmd)
         smmu_cmdq_stats_count(&e->stats, op, pages);
         return;
     }
-    cmdq_decode(cmd, &info);
+    /* The command executed is the head, decoded when its work began */
     visible = e->visible_ns[Q_CONS(q)];
     if (e->head_start > visible) {
         queued = e->head_start - visible;
@@ -330,10 +330,11 @@ void smmuv3_cmdq_retired(SMMUv3State *s, const Cmd *cmd)
     if (e->head_due > visible) {
         wait = e->head_due - visible;
     }
-    smmu_cmdq_stats_retire(&e->stats, &info, queued, e->head_cost, wait,
+    smmu_cmdq_stats_retire(&e->stats, &e->head, queued, e->head_cost, wait,
                            e->head_pages);
-    trace_smmuv3_cmdq_retire(info.opcode, Q_CONS(q), queued, e->head_cost);
-    if (info.opcode == SMMU_CMD_SYNC) {
+    trace_smmuv3_cmdq_retire(e->head.opcode, Q_CONS(q), queued,
+                             e->head_cost);
+    if (e->head.opcode == SMMU_CMD_SYNC) {
         trace_smmuv3_cmdq_sync_done(Q_CONS(q), wait);
     }
 }
