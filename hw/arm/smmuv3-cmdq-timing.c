@@ -9,8 +9,7 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 
-#include <string.h>
-
+#include "qemu/osdep.h"
 #include "hw/arm/smmuv3-cmdq-timing.h"
 
 static uint64_t sat_add(uint64_t a, uint64_t b)
@@ -55,27 +54,6 @@ uint64_t smmu_cmdq_prng_below(SMMUCmdqPrng *p, uint64_t bound)
     return r % bound;
 }
 
-SMMUCmdqClass smmu_cmdq_classify(uint8_t opcode)
-{
-    switch (opcode) {
-    case SMMU_CMDQ_OP_SYNC:
-        return SMMU_CMDQ_CLASS_SYNC;
-    case SMMU_CMDQ_OP_TLBI_NH_VA:
-    case SMMU_CMDQ_OP_TLBI_NH_VAA:
-    case SMMU_CMDQ_OP_TLBI_EL3_VA:
-    case SMMU_CMDQ_OP_TLBI_EL2_VA:
-    case SMMU_CMDQ_OP_TLBI_EL2_VAA:
-    case SMMU_CMDQ_OP_TLBI_S2_IPA:
-        return SMMU_CMDQ_CLASS_TLBI_ADDR;
-    default:
-        if (opcode >= SMMU_CMDQ_OP_CFGI_FIRST &&
-            opcode <= SMMU_CMDQ_OP_CFGI_LAST) {
-            return SMMU_CMDQ_CLASS_CFGI;
-        }
-        return SMMU_CMDQ_CLASS_OTHER;
-    }
-}
-
 bool smmu_cmdq_costs_timed(const SMMUCmdqCosts *c)
 {
     return c->cmd_ns || c->sync_ns || c->cfgi_ns || c->tlbi_page_ns ||
@@ -96,7 +74,7 @@ uint64_t smmu_cmdq_cost(const SMMUCmdqCosts *c, SMMUCmdqPrng *prng,
 {
     uint64_t cost = c->cmd_ns;
 
-    switch (smmu_cmdq_classify(cmd->opcode)) {
+    switch (cmd->cls) {
     case SMMU_CMDQ_CLASS_SYNC:
         cost = sat_add(cost, c->sync_ns);
         break;
@@ -127,40 +105,17 @@ int64_t smmu_cmdq_retire_time(int64_t start, uint64_t cost)
     return start + (int64_t)cost;
 }
 
-uint32_t smmu_cmdq_pending(uint32_t prod, uint32_t cons, uint8_t log2size)
-{
-    uint32_t idx_mask = (1U << log2size) - 1;
-    uint32_t wrap_mask = 1U << log2size;
-    uint32_t p = prod & idx_mask, c = cons & idx_mask;
-
-    if ((prod & wrap_mask) == (cons & wrap_mask)) {
-        return p >= c ? p - c : 0;
-    }
-    return (1U << log2size) - c + p;
-}
-
-bool smmu_cmdq_is_full(uint32_t prod, uint32_t cons, uint8_t log2size)
-{
-    return smmu_cmdq_pending(prod, cons, log2size) >= (1U << log2size);
-}
-
-uint32_t smmu_cmdq_index_incr(uint32_t idx, uint8_t log2size)
-{
-    uint32_t mask = (1U << (log2size + 1)) - 1;
-
-    return (idx & ~mask) | ((idx + 1) & mask);
-}
-
 void smmu_cmdq_stats_reset(SMMUCmdqStats *st)
 {
     memset(st, 0, sizeof(*st));
 }
 
-void smmu_cmdq_stats_count(SMMUCmdqStats *st, uint8_t opcode, uint64_t pages)
+void smmu_cmdq_stats_count(SMMUCmdqStats *st, const SMMUCmdqCmdInfo *cmd,
+                           uint64_t pages)
 {
     st->retired++;
-    st->opcodes[opcode]++;
-    if (opcode == SMMU_CMDQ_OP_SYNC) {
+    st->opcodes[cmd->opcode]++;
+    if (cmd->cls == SMMU_CMDQ_CLASS_SYNC) {
         st->syncs++;
     }
     st->tlbi_pages = sat_add(st->tlbi_pages, pages);
@@ -170,12 +125,12 @@ void smmu_cmdq_stats_retire(SMMUCmdqStats *st, const SMMUCmdqCmdInfo *cmd,
                             uint64_t queued_ns, uint64_t cost_ns,
                             uint64_t wait_ns, uint64_t pages)
 {
-    smmu_cmdq_stats_count(st, cmd->opcode, pages);
+    smmu_cmdq_stats_count(st, cmd, pages);
     st->busy_ns = sat_add(st->busy_ns, cost_ns);
     if (queued_ns > st->max_queued_ns) {
         st->max_queued_ns = queued_ns;
     }
-    if (cmd->opcode == SMMU_CMDQ_OP_SYNC) {
+    if (cmd->cls == SMMU_CMDQ_CLASS_SYNC) {
         st->total_sync_wait_ns = sat_add(st->total_sync_wait_ns, wait_ns);
         if (wait_ns > st->max_sync_wait_ns) {
             st->max_sync_wait_ns = wait_ns;
@@ -188,4 +143,148 @@ void smmu_cmdq_stats_pending(SMMUCmdqStats *st, uint32_t pending)
     if (pending > st->max_pending) {
         st->max_pending = pending;
     }
+}
+
+void smmu_cmdq_stats_late(SMMUCmdqStats *st, uint64_t late_ns)
+{
+    if (late_ns) {
+        st->late_retired++;
+        st->late_total_ns = sat_add(st->late_total_ns, late_ns);
+        if (late_ns > st->late_max_ns) {
+            st->late_max_ns = late_ns;
+        }
+    }
+}
+
+uint64_t smmu_cmdq_stats_late_mean(const SMMUCmdqStats *st)
+{
+    return st->retired ? st->late_total_ns / st->retired : 0;
+}
+
+void smmu_cmdq_vis_free(SMMUCmdqVis *v)
+{
+    g_free(v->b);
+    memset(v, 0, sizeof(*v));
+}
+
+void smmu_cmdq_vis_clear(SMMUCmdqVis *v)
+{
+    v->head = v->len = 0;
+    v->total = 0;
+}
+
+static SMMUCmdqVisBatch *vis_at(const SMMUCmdqVis *v, uint32_t i)
+{
+    return &v->b[(v->head + i) & (v->cap - 1)];
+}
+
+static void vis_push(SMMUCmdqVis *v, uint64_t n, int64_t now)
+{
+    SMMUCmdqVisBatch *last = v->len ? vis_at(v, v->len - 1) : NULL;
+
+    /* n is at most a queue's worth (2^20), an entry holds 2^32 - 1 */
+    if (last && last->ns == now && last->n <= UINT32_MAX - n) {
+        last->n += n;
+        v->total += n;
+        return;
+    }
+    if (v->len == v->cap) {
+        /* Double the ring (a power of two) and unwrap it */
+        uint32_t cap = v->cap ? v->cap * 2 : 16;
+        SMMUCmdqVisBatch *b = g_new(SMMUCmdqVisBatch, cap);
+        uint32_t i;
+
+        for (i = 0; i < v->len; i++) {
+            b[i] = *vis_at(v, i);
+        }
+        g_free(v->b);
+        v->b = b;
+        v->cap = cap;
+        v->head = 0;
+    }
+    v->len++;
+    last = vis_at(v, v->len - 1);
+    last->n = n;
+    last->ns = now;
+    v->total += n;
+}
+
+void smmu_cmdq_vis_sync(SMMUCmdqVis *v, uint64_t pending, int64_t now,
+                        bool newest)
+{
+    if (pending > v->total) {
+        vis_push(v, pending - v->total, now);
+        return;
+    }
+    while (v->total > pending) {
+        SMMUCmdqVisBatch *e = vis_at(v, newest ? v->len - 1 : 0);
+        uint64_t drop = MIN(e->n, v->total - pending);
+
+        e->n -= drop;
+        v->total -= drop;
+        if (!e->n) {
+            if (!newest) {
+                v->head = (v->head + 1) & (v->cap - 1);
+            }
+            v->len--;
+        }
+    }
+}
+
+int64_t smmu_cmdq_vis_front(const SMMUCmdqVis *v, int64_t dflt)
+{
+    return v->len ? vis_at(v, 0)->ns : dflt;
+}
+
+void smmu_cmdq_vis_pop(SMMUCmdqVis *v)
+{
+    SMMUCmdqVisBatch *e;
+
+    if (!v->len) {
+        return;
+    }
+    e = vis_at(v, 0);
+    v->total--;
+    if (!--e->n) {
+        v->head = (v->head + 1) & (v->cap - 1);
+        v->len--;
+    }
+}
+
+void smmu_cmdq_vis_linearize(SMMUCmdqVis *v)
+{
+    SMMUCmdqVisBatch *b;
+    uint32_t i;
+
+    if (!v->head) {
+        return;
+    }
+    b = g_new(SMMUCmdqVisBatch, v->cap);
+    for (i = 0; i < v->len; i++) {
+        b[i] = *vis_at(v, i);
+    }
+    g_free(v->b);
+    v->b = b;
+    v->head = 0;
+}
+
+bool smmu_cmdq_vis_loaded(SMMUCmdqVis *v)
+{
+    uint32_t i, cap = 16;
+
+    v->head = 0;
+    v->total = 0;
+    for (i = 0; i < v->len; i++) {
+        if (!v->b[i].n) {
+            return false;
+        }
+        v->total += v->b[i].n;
+    }
+    /* The ring's capacity must be a power of two at least len */
+    while (cap < v->len) {
+        cap *= 2;
+    }
+    v->b = g_renew(SMMUCmdqVisBatch, v->b, cap);
+    v->cap = cap;
+    return true;
 }

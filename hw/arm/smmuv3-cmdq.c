@@ -23,11 +23,9 @@
 #include "qemu/error-report.h"
 #include "qapi/error.h"
 #include "qapi/visitor.h"
-#include "hw/arm/smmuv3.h"
-#include "hw/arm/smmuv3-cmdq.h"
-#include "hw/core/qdev-prop-internal.h"
-#include "smmuv3-internal.h"
 #include "system/dma.h"
+#include "smmuv3-cmdq-internal.h"
+#include "hw/core/qdev-prop-internal.h"
 #include "trace.h"
 
 static int64_t cmdq_now(void)
@@ -46,52 +44,92 @@ static uint32_t cmdq_pos(SMMUQueue *q, uint32_t val)
     return val & ((2U << q->log2size) - 1);
 }
 
-static uint32_t cmdq_pending(SMMUv3State *s)
+/*
+ * Commands visible and not consumed: what smmuv3_cmdq_consume() would
+ * execute, from CONS up to PROD, the wrap flag included.
+ */
+static uint32_t cmdq_pending(SMMUQueue *q)
 {
-    return smmu_cmdq_pending(s->cmdq.prod, s->cmdq.cons, s->cmdq.log2size);
+    return cmdq_pos(q, q->prod - q->cons);
 }
 
-static void cmdq_decode(const Cmd *cmd, SMMUCmdqCmdInfo *info)
+static SMMUCmdqClass cmdq_class(uint8_t opcode)
+{
+    switch ((SMMUCommandType)opcode) {
+    case SMMU_CMD_SYNC:
+        return SMMU_CMDQ_CLASS_SYNC;
+    case SMMU_CMD_CFGI_STE:
+    case SMMU_CMD_CFGI_STE_RANGE:
+    case SMMU_CMD_CFGI_CD:
+    case SMMU_CMD_CFGI_CD_ALL:
+    case SMMU_CMD_CFGI_ALL:
+        return SMMU_CMDQ_CLASS_CFGI;
+    case SMMU_CMD_TLBI_NH_VA:
+    case SMMU_CMD_TLBI_NH_VAA:
+    case SMMU_CMD_TLBI_EL3_VA:
+    case SMMU_CMD_TLBI_EL2_VA:
+    case SMMU_CMD_TLBI_EL2_VAA:
+    case SMMU_CMD_TLBI_S2_IPA:
+        return SMMU_CMDQ_CLASS_TLBI_ADDR;
+    default:
+        return SMMU_CMDQ_CLASS_OTHER;
+    }
+}
+
+/*
+ * Decode what costing and counting need; returns the pages a TLBI by
+ * address covers (0 for other commands).  Without RIL, range fields are a
+ * guest error, logged and counted here for every TLBI by address (at any
+ * exception level, executed by smmuv3.c or not), and the command covers
+ * one page, as on hardware without range invalidation.
+ */
+static uint64_t cmdq_decode(SMMUv3CmdqEngine *e, const Cmd *cmd,
+                            SMMUCmdqCmdInfo *info)
 {
     info->opcode = CMD_TYPE(cmd);
+    info->cls = cmdq_class(info->opcode);
+    if (info->cls != SMMU_CMDQ_CLASS_TLBI_ADDR) {
+        info->range = false;
+        return 0;
+    }
     info->tg = CMD_TG(cmd);
     info->num = CMD_NUM(cmd);
     info->scale = CMD_SCALE(cmd);
-    info->range = info->tg != 0 &&
-        smmu_cmdq_classify(info->opcode) == SMMU_CMDQ_CLASS_TLBI_ADDR;
-}
-
-static uint64_t cmdq_pages(SMMUv3CmdqEngine *e, const SMMUCmdqCmdInfo *info)
-{
-    if (smmu_cmdq_classify(info->opcode) != SMMU_CMDQ_CLASS_TLBI_ADDR) {
-        return 0;
+    info->range = info->tg != 0;
+    if (info->range && !e->ril) {
+        qemu_log_mask(LOG_GUEST_ERROR,
+                      "smmuv3-cmdq: %s with range fields (TG=%u NUM=%u "
+                      "SCALE=%u) but IDR3.RIL=0: invalidating one page\n",
+                      smmu_cmd_string(info->opcode), info->tg, info->num,
+                      info->scale);
+        e->stats.ril_off_ranges++;
     }
     return smmu_cmdq_tlbi_pages(info, e->ril);
 }
 
-/* Begin work on the command at CONS at virtual time @start. */
 /*
  * Fetch the command at CONS into @words, reading up to
  * SMMU_CMDQ_FETCH_AHEAD visible commands in one go when it is not in the
  * fetch buffer already.  Commands the guest made visible are its promise
- * not to change them, so reading them early is what prefetching hardware
- * does; the buffer is dropped whenever the engine stops.
+ * not to change them until they are consumed, so reading them early is what
+ * prefetching hardware does.  The buffer is keyed by queue position with
+ * its wrap flag (a slot's next lap is another command), never straddles
+ * the end of the ring, and is dropped whenever the engine stops.
  */
 static bool cmdq_fetch(SMMUv3State *s, uint32_t words[4])
 {
     SMMUv3CmdqEngine *e = &s->cmdq_engine;
     SMMUQueue *q = &s->cmdq;
-    uint32_t idx = Q_CONS(q), size = 1U << q->log2size;
-    uint32_t n, i;
+    uint32_t pos = cmdq_pos(q, q->cons), off = pos - e->fetch_pos;
+    uint32_t size = 1U << q->log2size, n, i;
 
-    if (e->fetch_n && idx - e->fetch_idx < e->fetch_n &&
-        e->fetch_idx <= idx) {
-        memcpy(words, e->fetch_buf[idx - e->fetch_idx], 16);
+    if (off < e->fetch_n) {
+        memcpy(words, e->fetch_buf[off], 16);
         return true;
     }
     /* Visible commands from CONS, up to the end of the ring */
-    n = MIN(cmdq_pending(s), SMMU_CMDQ_FETCH_AHEAD);
-    n = MAX(MIN(n, size - idx), 1);
+    n = MIN(cmdq_pending(q), SMMU_CMDQ_FETCH_AHEAD);
+    n = MAX(MIN(n, size - Q_CONS(q)), 1);
     e->fetch_n = 0;
     if (dma_memory_read(&address_space_memory, Q_CONS_ENTRY(q), e->fetch_buf,
                         16 * n, MEMTXATTRS_UNSPECIFIED) != MEMTX_OK) {
@@ -100,7 +138,7 @@ static bool cmdq_fetch(SMMUv3State *s, uint32_t words[4])
     for (i = 0; i < n * 4; i++) {
         le32_to_cpus(&e->fetch_buf[i / 4][i % 4]);
     }
-    e->fetch_idx = idx;
+    e->fetch_pos = pos;
     e->fetch_n = n;
     memcpy(words, e->fetch_buf[0], 16);
     return true;
@@ -122,10 +160,9 @@ static void cmdq_start_head(SMMUv3State *s, int64_t start)
     if (e->head_fetched) {
         memcpy(e->head_words, cmd.word, sizeof(e->head_words));
     }
-    cmdq_decode(&cmd, &e->head);
-    e->head_pages = cmdq_pages(e, &e->head);
+    e->head_pages = cmdq_decode(e, &cmd, &e->head);
     e->head_cost = smmu_cmdq_cost(&e->costs, &e->prng, &e->head, e->ril);
-    e->head_cons = q->cons;
+    e->head_cons = cmdq_pos(q, q->cons);
     e->head_start = start;
     e->head_due = smmu_cmdq_retire_time(start, e->head_cost);
     e->busy = true;
@@ -166,7 +203,13 @@ static void cmdq_stop(SMMUv3State *s)
     cmdq_arm(e);
 }
 
-/* Retire every command due at or before @now, then re-arm the timer. */
+/*
+ * Retire every command due at or before @now, then re-arm the timer.  Each
+ * is applied at @now, late by @now minus its due time when the host woke
+ * the timer late (or a register access found it overdue): the guest sees
+ * no lateness through a register, but it shows in what it observes
+ * otherwise (an interrupt, a translation), so it is counted.
+ */
 static void cmdq_advance(SMMUv3State *s, int64_t now)
 {
     SMMUv3CmdqEngine *e = &s->cmdq_engine;
@@ -176,8 +219,10 @@ static void cmdq_advance(SMMUv3State *s, int64_t now)
         uint32_t before = cmdq_pos(q, q->cons);
         int64_t t = e->head_due;
 
-        if (before != cmdq_pos(q, e->head_cons)) {
+        if (before != e->head_cons) {
             /* The guest moved CONS under us: restart from the new head */
+            e->fetch_n = 0;
+            smmu_cmdq_vis_sync(&e->vis, cmdq_pending(q), t, false);
             cmdq_start_head(s, t);
             continue;
         }
@@ -194,6 +239,7 @@ static void cmdq_advance(SMMUv3State *s, int64_t now)
             cmdq_stop(s);
             return;
         }
+        smmu_cmdq_stats_late(&e->stats, now - t);
         if (smmuv3_q_empty(q)) {
             e->busy = false;
             e->fetch_n = 0;
@@ -207,10 +253,20 @@ static void cmdq_advance(SMMUv3State *s, int64_t now)
 static void cmdq_timer_cb(void *opaque)
 {
     SMMUv3State *s = opaque;
+    MemReentrancyGuard *guard = &DEVICE(s)->mem_reentrancy_guard;
+    bool engaged = guard->engaged_in_io;
 
     /* The timer fired: it is no longer armed */
     s->cmdq_engine.armed_ns = -1;
+    /*
+     * As during an MMIO access: the engine's reads of guest memory must
+     * not reach the SMMU's own registers (a queue based in its MMIO
+     * window) and re-enter it halfway through a command.  Such a read
+     * fails instead, and the command raises CERROR_ABT, in both paths.
+     */
+    guard->engaged_in_io = true;
     cmdq_advance(s, cmdq_now());
+    guard->engaged_in_io = engaged;
 }
 
 /*
@@ -262,31 +318,28 @@ void smmuv3_cmdq_kick(SMMUv3State *s)
         return;
     }
     if (!e->busy && !smmuv3_q_empty(&s->cmdq)) {
+        /* CONS may have been written while idle: forget what it skipped */
+        smmu_cmdq_vis_sync(&e->vis, cmdq_pending(&s->cmdq), now, false);
         cmdq_start_head(s, now);
         /* Commands that cost nothing retire now */
         cmdq_advance(s, now);
     }
 }
 
-void smmuv3_cmdq_prod_written(SMMUv3State *s, uint32_t old_prod)
+void smmuv3_cmdq_prod_written(SMMUv3State *s)
 {
     SMMUv3CmdqEngine *e = &s->cmdq_engine;
     SMMUQueue *q = &s->cmdq;
-    uint32_t added, i, idx_mask, pending;
+    uint32_t pending;
 
     e->stats.prod_writes++;
     if (e->timed) {
-        int64_t now = cmdq_access_now(e);
-
-        /* Entries old_prod..prod-1 became visible at this access */
-        added = smmu_cmdq_pending(q->prod, old_prod, q->log2size);
-        idx_mask = (1U << q->log2size) - 1;
-        for (i = 0; i < added; i++) {
-            e->visible_ns[(old_prod + i) & idx_mask] = now;
-        }
+        /* The commands this write added became visible now */
+        smmu_cmdq_vis_sync(&e->vis, cmdq_pending(q), cmdq_access_now(e),
+                           true);
     }
     smmuv3_cmdq_kick(s);
-    pending = cmdq_pending(s);
+    pending = cmdq_pending(q);
     smmu_cmdq_stats_pending(&e->stats, pending);
     if (pending >= 1U << q->log2size) {
         e->stats.full++;
@@ -306,24 +359,21 @@ void smmuv3_cmdq_retired(SMMUv3State *s, const Cmd *cmd)
 {
     SMMUv3CmdqEngine *e = &s->cmdq_engine;
     SMMUQueue *q = &s->cmdq;
-    SMMUCmdqCmdInfo info;
     uint64_t queued = 0, wait = 0;
     int64_t visible;
 
     if (!e->timed) {
-        uint8_t op = CMD_TYPE(cmd);
-        uint64_t pages = 0;
+        SMMUCmdqCmdInfo info;
+        uint64_t pages = cmdq_decode(e, cmd, &info);
 
         /* Kept cheap: this is the upstream path's per-command cost */
-        if (smmu_cmdq_classify(op) == SMMU_CMDQ_CLASS_TLBI_ADDR) {
-            cmdq_decode(cmd, &info);
-            pages = smmu_cmdq_tlbi_pages(&info, e->ril);
-        }
-        smmu_cmdq_stats_count(&e->stats, op, pages);
+        smmu_cmdq_stats_count(&e->stats, &info, pages);
+        trace_smmuv3_cmdq_retire(info.opcode, Q_CONS(q), 0, 0);
         return;
     }
     /* The command executed is the head, decoded when its work began */
-    visible = e->visible_ns[Q_CONS(q)];
+    visible = smmu_cmdq_vis_front(&e->vis, e->head_start);
+    smmu_cmdq_vis_pop(&e->vis);
     if (e->head_start > visible) {
         queued = e->head_start - visible;
     }
@@ -334,54 +384,37 @@ void smmuv3_cmdq_retired(SMMUv3State *s, const Cmd *cmd)
                            e->head_pages);
     trace_smmuv3_cmdq_retire(e->head.opcode, Q_CONS(q), queued,
                              e->head_cost);
-    if (e->head.opcode == SMMU_CMD_SYNC) {
+    if (e->head.cls == SMMU_CMDQ_CLASS_SYNC) {
         trace_smmuv3_cmdq_sync_done(Q_CONS(q), wait);
     }
 }
 
 /*
- * The TG a TLBI by address is executed with.  Without RIL, range fields are
- * a guest error: invalidate the single page at the address instead, as
- * hardware without range invalidation would.
+ * The TG a TLBI by address is executed with: without RIL, none (one page;
+ * cmdq_decode() logged and counted the range fields).
  */
 uint8_t smmuv3_cmdq_range_tg(SMMUv3State *s, const Cmd *cmd)
 {
-    uint8_t tg = CMD_TG(cmd);
-
-    if (tg && !s->cmdq_engine.ril) {
-        qemu_log_mask(LOG_GUEST_ERROR,
-                      "%s: %s with range fields (TG=%u NUM=%u SCALE=%u) "
-                      "but IDR3.RIL=0: invalidating one page\n", __func__,
-                      smmu_cmd_string(CMD_TYPE(cmd)), tg, CMD_NUM(cmd),
-                      CMD_SCALE(cmd));
-        s->cmdq_engine.stats.ril_off_ranges++;
-        return 0;
-    }
-    return tg;
+    return s->cmdq_engine.ril ? CMD_TG(cmd) : 0;
 }
 
-void smmuv3_cmdq_engine_realize(SMMUv3State *s, Error **errp)
+void smmuv3_cmdq_engine_realize(SMMUv3State *s)
 {
     SMMUv3CmdqEngine *e = &s->cmdq_engine;
 
-    if (e->cmdqs > SMMU_CMDQ_TIMING_MAX_QS) {
-        error_setg(errp, "arm-smmuv3: cmdqs=%u is out of range 0..%u",
-                   e->cmdqs, SMMU_CMDQ_TIMING_MAX_QS);
-        return;
-    }
-    if (e->eventqs > SMMU_CMDQ_TIMING_MAX_QS) {
-        error_setg(errp, "arm-smmuv3: eventqs=%u is out of range 0..%u",
-                   e->eventqs, SMMU_CMDQ_TIMING_MAX_QS);
-        return;
-    }
     e->timed = smmu_cmdq_costs_timed(&e->costs);
     e->timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, cmdq_timer_cb, s);
     e->armed_ns = -1;
     e->access_ns = -1;
-    if (e->timed) {
-        e->nvisible = 1U << e->cmdqs;
-        e->visible_ns = g_new0(int64_t, e->nvisible);
-    }
+}
+
+void smmuv3_cmdq_engine_unrealize(SMMUv3State *s)
+{
+    SMMUv3CmdqEngine *e = &s->cmdq_engine;
+
+    timer_free(e->timer);
+    e->timer = NULL;
+    smmu_cmdq_vis_free(&e->vis);
 }
 
 void smmuv3_cmdq_engine_reset(SMMUv3State *s)
@@ -396,11 +429,61 @@ void smmuv3_cmdq_engine_reset(SMMUv3State *s)
     e->head_due = 0;
     e->head_cost = 0;
     e->head_pages = 0;
+    smmu_cmdq_vis_clear(&e->vis);
     smmu_cmdq_prng_seed(&e->prng, e->seed);
     smmu_cmdq_stats_reset(&e->stats);
 }
 
-static void cmdq_get_u63(Object *obj, Visitor *v, const char *name,
+static void cmdq_get_qs(Object *obj, Visitor *v, const char *name,
+                        void *opaque, Error **errp)
+{
+    const Property *prop = opaque;
+    uint8_t *ptr = object_field_prop_ptr(obj, prop);
+
+    visit_type_uint8(v, name, ptr, errp);
+}
+
+/*
+ * cmdqs and eventqs: any integer the visitor takes is read, so that every
+ * bad value gets one line naming the property and its range (a uint8
+ * visitor would only say "expects uint8_t").
+ */
+static void cmdq_set_qs(Object *obj, Visitor *v, const char *name,
+                        void *opaque, Error **errp)
+{
+    const Property *prop = opaque;
+    uint8_t *ptr = object_field_prop_ptr(obj, prop);
+    Error *err = NULL;
+    int64_t value;
+
+    if (!visit_type_int64(v, name, &value, &err)) {
+        error_free(err);
+        error_setg(errp, "arm-smmuv3: %s must be an integer in 0..%u", name,
+                   SMMU_CMDQ_TIMING_MAX_QS);
+        return;
+    }
+    if (value < 0 || value > SMMU_CMDQ_TIMING_MAX_QS) {
+        error_setg(errp, "arm-smmuv3: %s=%" PRId64 " is out of range 0..%u",
+                   name, value, SMMU_CMDQ_TIMING_MAX_QS);
+        return;
+    }
+    *ptr = value;
+}
+
+const PropertyInfo smmuv3_cmdq_prop_qs = {
+    .type = "uint8",
+    .description = "0..19",
+    .get = cmdq_get_qs,
+    .set = cmdq_set_qs,
+    .set_default_value = qdev_propinfo_set_default_value_uint,
+};
+
+/*
+ * Costs and the seed take the whole uint64 range.  They are read as sizes,
+ * whose parser refuses a minus sign, where qdev's uint64 would take -1 for
+ * 2^64 - 1 (a queue that never retires).
+ */
+static void cmdq_get_u64(Object *obj, Visitor *v, const char *name,
                          void *opaque, Error **errp)
 {
     const Property *prop = opaque;
@@ -409,29 +492,28 @@ static void cmdq_get_u63(Object *obj, Visitor *v, const char *name,
     visit_type_uint64(v, name, ptr, errp);
 }
 
-static void cmdq_set_u63(Object *obj, Visitor *v, const char *name,
+static void cmdq_set_u64(Object *obj, Visitor *v, const char *name,
                          void *opaque, Error **errp)
 {
     const Property *prop = opaque;
     uint64_t *ptr = object_field_prop_ptr(obj, prop);
-    int64_t value;
+    Error *err = NULL;
+    uint64_t value;
 
-    if (!visit_type_int64(v, name, &value, errp)) {
-        return;
-    }
-    if (value < 0) {
-        error_setg(errp, "arm-smmuv3: %s=%" PRId64 " is out of range 0..%"
-                   PRId64, name, value, INT64_MAX);
+    if (!visit_type_size(v, name, &value, &err)) {
+        error_free(err);
+        error_setg(errp, "arm-smmuv3: %s must be an integer in "
+                   "0..18446744073709551615", name);
         return;
     }
     *ptr = value;
 }
 
-const PropertyInfo smmuv3_cmdq_prop_u63 = {
+const PropertyInfo smmuv3_cmdq_prop_u64 = {
     .type = "uint64",
-    .description = "0..9223372036854775807",
-    .get = cmdq_get_u63,
-    .set = cmdq_set_u63,
+    .description = "0..18446744073709551615",
+    .get = cmdq_get_u64,
+    .set = cmdq_set_u64,
     .set_default_value = qdev_propinfo_set_default_value_uint,
 };
 
@@ -452,7 +534,7 @@ static void smmuv3_cmdq_get_stats(Object *obj, Visitor *v, const char *name,
     SMMUv3State *s = ARM_SMMUV3(obj);
     SMMUv3CmdqEngine *e = &s->cmdq_engine;
     SMMUCmdqStats *st = &e->stats;
-    uint64_t pending;
+    uint64_t pending, late_mean;
     bool timed = e->timed, ok;
     char buf[8];
     int i;
@@ -472,6 +554,9 @@ static void smmuv3_cmdq_get_stats(Object *obj, Visitor *v, const char *name,
         { "max-queued-ns", &st->max_queued_ns },
         { "tlbi-pages", &st->tlbi_pages },
         { "ril-off-ranges", &st->ril_off_ranges },
+        { "late-retired", &st->late_retired },
+        { "late-max-ns", &st->late_max_ns },
+        { "late-mean-ns", &late_mean },
         { "pending", &pending },
     };
 
@@ -480,7 +565,8 @@ static void smmuv3_cmdq_get_stats(Object *obj, Visitor *v, const char *name,
      * is due from here would change the device from a monitor thread at a
      * host-dependent moment, and with it icount's determinism.
      */
-    pending = cmdq_pending(s);
+    pending = cmdq_pending(&s->cmdq);
+    late_mean = smmu_cmdq_stats_late_mean(st);
 
     if (!visit_start_struct(v, name, NULL, 0, errp)) {
         return;
@@ -548,63 +634,139 @@ static bool cmdq_engine_needed(void *opaque)
     return s->cmdq_engine.timed;
 }
 
-static int cmdq_engine_post_load(void *opaque, int version_id)
+/*
+ * Run for every stream, whether it carried the engine's subsection or not
+ * (upstream QEMU's, or smmulab's at cost 0): queue sizes must be ones this
+ * device could have been given.
+ */
+int smmuv3_cmdq_engine_post_load(SMMUv3State *s)
 {
-    SMMUv3State *s = opaque;
     SMMUv3CmdqEngine *e = &s->cmdq_engine;
 
-    /* visible_ns has 1 << cmdqs entries: refuse a queue larger than that */
-    if (s->cmdq.log2size > e->cmdqs) {
-        error_report("smmuv3/cmdq-engine: CMDQ LOG2SIZE %u > cmdqs %u in the "
-                     "migration stream", s->cmdq.log2size, e->cmdqs);
+    if (s->cmdq.log2size > e->cmdqs || s->eventq.log2size > e->eventqs) {
+        error_report("arm-smmuv3: migration stream has CMDQ LOG2SIZE %u "
+                     "and EVENTQ LOG2SIZE %u, this device cmdqs=%u "
+                     "eventqs=%u", s->cmdq.log2size, s->eventq.log2size,
+                     e->cmdqs, e->eventqs);
         return -EINVAL;
     }
+    if (!e->timed) {
+        return 0;
+    }
+    /* Track what is pending even if the stream did not say when it came */
+    smmu_cmdq_vis_sync(&e->vis, cmdq_pending(&s->cmdq), cmdq_now(), true);
     e->fetch_n = 0;     /* fetch again what the head does not hold */
+    e->access_ns = -1;
     e->armed_ns = -2;   /* unknown: force cmdq_arm() to act */
     cmdq_arm(e);
     return 0;
 }
 
-#define E(f) cmdq_engine.f
-const VMStateDescription vmstate_smmuv3_cmdq_engine = {
-    .name = "smmuv3/cmdq-engine",
+static int cmdq_engine_pre_save(void *opaque)
+{
+    SMMUv3CmdqEngine *e = opaque;
+
+    /* Only what is pending travels, oldest first */
+    smmu_cmdq_vis_linearize(&e->vis);
+    e->vis_mig_len = e->vis.len;
+    return 0;
+}
+
+static int cmdq_engine_pre_load(void *opaque)
+{
+    SMMUv3CmdqEngine *e = opaque;
+
+    /* The stream allocates the FIFO anew */
+    smmu_cmdq_vis_free(&e->vis);
+    return 0;
+}
+
+static int cmdq_engine_state_post_load(void *opaque, int version_id)
+{
+    SMMUv3CmdqEngine *e = opaque;
+
+    /* At most one entry per pending command: 2^20 */
+    if (e->vis_mig_len < 0 || e->vis_mig_len > (2 << SMMU_CMDQ_TIMING_MAX_QS)) {
+        error_report("arm-smmuv3: migration stream has %d visibility "
+                     "records", e->vis_mig_len);
+        return -EINVAL;
+    }
+    e->vis.len = e->vis_mig_len;
+    if (!smmu_cmdq_vis_loaded(&e->vis)) {
+        error_report("arm-smmuv3: migration stream has an empty visibility "
+                     "record");
+        return -EINVAL;
+    }
+    return 0;
+}
+
+static const VMStateDescription vmstate_smmuv3_cmdq_vis_batch = {
+    .name = "smmuv3/cmdq-vis-batch",
     .version_id = 1,
     .minimum_version_id = 1,
-    .needed = cmdq_engine_needed,
-    .post_load = cmdq_engine_post_load,
     .fields = (const VMStateField[]) {
-        VMSTATE_UINT64(E(prng.state), SMMUv3State),
-        VMSTATE_BOOL(E(busy), SMMUv3State),
-        VMSTATE_UINT32(E(head_cons), SMMUv3State),
-        VMSTATE_INT64(E(head_start), SMMUv3State),
-        VMSTATE_INT64(E(head_due), SMMUv3State),
-        VMSTATE_UINT64(E(head_cost), SMMUv3State),
-        VMSTATE_UINT64(E(head_pages), SMMUv3State),
-        VMSTATE_UINT8(E(head.opcode), SMMUv3State),
-        VMSTATE_BOOL(E(head.range), SMMUv3State),
-        VMSTATE_UINT8(E(head.tg), SMMUv3State),
-        VMSTATE_UINT8(E(head.num), SMMUv3State),
-        VMSTATE_UINT8(E(head.scale), SMMUv3State),
-        VMSTATE_BOOL(E(head_fetched), SMMUv3State),
-        VMSTATE_UINT32_ARRAY(E(head_words), SMMUv3State, 4),
-        VMSTATE_UINT32_EQUAL(E(nvisible), SMMUv3State, NULL),
-        VMSTATE_VARRAY_UINT32(E(visible_ns), SMMUv3State, E(nvisible), 0,
-                              vmstate_info_int64, int64_t),
-        VMSTATE_UINT64(E(stats.retired), SMMUv3State),
-        VMSTATE_UINT64(E(stats.syncs), SMMUv3State),
-        VMSTATE_UINT64(E(stats.max_pending), SMMUv3State),
-        VMSTATE_UINT64(E(stats.full), SMMUv3State),
-        VMSTATE_UINT64(E(stats.cons_reads_busy), SMMUv3State),
-        VMSTATE_UINT64(E(stats.prod_writes), SMMUv3State),
-        VMSTATE_UINT64(E(stats.busy_ns), SMMUv3State),
-        VMSTATE_UINT64(E(stats.max_sync_wait_ns), SMMUv3State),
-        VMSTATE_UINT64(E(stats.total_sync_wait_ns), SMMUv3State),
-        VMSTATE_UINT64(E(stats.max_queued_ns), SMMUv3State),
-        VMSTATE_UINT64(E(stats.tlbi_pages), SMMUv3State),
-        VMSTATE_UINT64(E(stats.ril_off_ranges), SMMUv3State),
-        VMSTATE_UINT64_ARRAY(E(stats.opcodes), SMMUv3State,
+        VMSTATE_UINT32(n, SMMUCmdqVisBatch),
+        VMSTATE_INT64(ns, SMMUCmdqVisBatch),
+        VMSTATE_END_OF_LIST()
+    }
+};
+
+static const VMStateDescription vmstate_smmuv3_cmdq_engine_state = {
+    .name = "smmuv3/cmdq-engine-state",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .pre_save = cmdq_engine_pre_save,
+    .pre_load = cmdq_engine_pre_load,
+    .post_load = cmdq_engine_state_post_load,
+    .fields = (const VMStateField[]) {
+        VMSTATE_UINT64(prng.state, SMMUv3CmdqEngine),
+        VMSTATE_BOOL(busy, SMMUv3CmdqEngine),
+        VMSTATE_UINT32(head_cons, SMMUv3CmdqEngine),
+        VMSTATE_INT64(head_start, SMMUv3CmdqEngine),
+        VMSTATE_INT64(head_due, SMMUv3CmdqEngine),
+        VMSTATE_UINT64(head_cost, SMMUv3CmdqEngine),
+        VMSTATE_UINT64(head_pages, SMMUv3CmdqEngine),
+        VMSTATE_UINT8(head.opcode, SMMUv3CmdqEngine),
+        VMSTATE_UINT8(head.cls, SMMUv3CmdqEngine),
+        VMSTATE_BOOL(head.range, SMMUv3CmdqEngine),
+        VMSTATE_UINT8(head.tg, SMMUv3CmdqEngine),
+        VMSTATE_UINT8(head.num, SMMUv3CmdqEngine),
+        VMSTATE_UINT8(head.scale, SMMUv3CmdqEngine),
+        VMSTATE_BOOL(head_fetched, SMMUv3CmdqEngine),
+        VMSTATE_UINT32_ARRAY(head_words, SMMUv3CmdqEngine, 4),
+        VMSTATE_INT32(vis_mig_len, SMMUv3CmdqEngine),
+        VMSTATE_STRUCT_VARRAY_ALLOC(vis.b, SMMUv3CmdqEngine, vis_mig_len, 1,
+                                    vmstate_smmuv3_cmdq_vis_batch,
+                                    SMMUCmdqVisBatch),
+        VMSTATE_UINT64(stats.retired, SMMUv3CmdqEngine),
+        VMSTATE_UINT64(stats.syncs, SMMUv3CmdqEngine),
+        VMSTATE_UINT64(stats.max_pending, SMMUv3CmdqEngine),
+        VMSTATE_UINT64(stats.full, SMMUv3CmdqEngine),
+        VMSTATE_UINT64(stats.cons_reads_busy, SMMUv3CmdqEngine),
+        VMSTATE_UINT64(stats.prod_writes, SMMUv3CmdqEngine),
+        VMSTATE_UINT64(stats.busy_ns, SMMUv3CmdqEngine),
+        VMSTATE_UINT64(stats.max_sync_wait_ns, SMMUv3CmdqEngine),
+        VMSTATE_UINT64(stats.total_sync_wait_ns, SMMUv3CmdqEngine),
+        VMSTATE_UINT64(stats.max_queued_ns, SMMUv3CmdqEngine),
+        VMSTATE_UINT64(stats.tlbi_pages, SMMUv3CmdqEngine),
+        VMSTATE_UINT64(stats.ril_off_ranges, SMMUv3CmdqEngine),
+        VMSTATE_UINT64(stats.late_retired, SMMUv3CmdqEngine),
+        VMSTATE_UINT64(stats.late_max_ns, SMMUv3CmdqEngine),
+        VMSTATE_UINT64(stats.late_total_ns, SMMUv3CmdqEngine),
+        VMSTATE_UINT64_ARRAY(stats.opcodes, SMMUv3CmdqEngine,
                              SMMU_CMDQ_NR_OPCODES),
         VMSTATE_END_OF_LIST()
     }
 };
-#undef E
+
+const VMStateDescription vmstate_smmuv3_cmdq_engine = {
+    .name = "smmuv3/cmdq-engine",
+    .version_id = 2,
+    .minimum_version_id = 2,
+    .needed = cmdq_engine_needed,
+    .fields = (const VMStateField[]) {
+        VMSTATE_STRUCT(cmdq_engine, SMMUv3State, 2,
+                       vmstate_smmuv3_cmdq_engine_state, SMMUv3CmdqEngine),
+        VMSTATE_END_OF_LIST()
+    }
+};

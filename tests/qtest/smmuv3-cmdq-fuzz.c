@@ -4,7 +4,8 @@
  * A seeded generator drives the SMMU over qtest as a hostile guest would:
  * random register writes and reads (biased to the queue registers), random
  * commands written into the queue (illegal opcodes, range fields, SSEC),
- * PROD values past the queue, queue bases outside RAM, queue sizes from 1
+ * PROD values past the queue, queue bases outside RAM or in the SMMU's
+ * own registers, queue sizes from 1
  * entry to 2^31, random cost properties for each QEMU instance, clock
  * steps, QMP counter reads and system resets.
  *
@@ -123,6 +124,9 @@ static void setup_queue(Session *s)
     if (below(r, 8)) {
         s->qbase = RAM_BASE + (below(r, RAM_SIZE / 2) & ~0xfffULL) +
                    RAM_SIZE / 4;
+    } else if (below(r, 2)) {
+        /* in the SMMU's own registers: its fetches must not re-enter it */
+        s->qbase = SMMU_BASE + (below(r, 0x20000) & ~0x1fULL);
     } else {
         s->qbase = rnd(r) & 0xffffffffffe0ULL;
     }
@@ -251,7 +255,7 @@ static char *random_props(Rng *r)
                            "-global arm-smmuv3.ril=%s "
                            "-global arm-smmuv3.cmdq-seed=%" PRIu64,
                            (unsigned)below(r, 20), (unsigned)below(r, 20),
-                           below(r, 2) ? "on" : "off", rnd(r) & INT64_MAX);
+                           below(r, 2) ? "on" : "off", rnd(r));
     for (i = 0; i < ARRAY_SIZE(cost_props); i++) {
         uint64_t v;
 
@@ -266,7 +270,7 @@ static char *random_props(Rng *r)
             v = below(r, 100000);
             break;
         case 3:
-            v = (rnd(r) >> below(r, 64)) & INT64_MAX;  /* up to huge */
+            v = rnd(r) >> below(r, 64);     /* up to 2^64 - 1 */
             break;
         default:
             continue;

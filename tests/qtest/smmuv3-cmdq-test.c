@@ -33,12 +33,21 @@
 #define R_CMDQ_CONS     0x9c
 #define R_EVENTQ_BASE   0xa0
 
+#define CR0_SMMUEN      (1U << 0)
 #define CR0_CMDQEN      (1U << 3)
 #define GERROR_CMDQ_ERR (1U << 0)
+#define CONS_ERR(e)     ((uint32_t)(e) << 24)
+#define CERROR_ILL      1
+#define CERROR_ABT      2
 
+#define OP_PREFETCH_CFG 0x01
 #define OP_CFGI_STE     0x03
 #define OP_TLBI_NH_ALL  0x10
 #define OP_TLBI_NH_VA   0x12
+#define OP_TLBI_NH_VAA  0x13
+#define OP_TLBI_EL3_VA  0x1a
+#define OP_TLBI_EL2_VA  0x22
+#define OP_TLBI_EL2_VAA 0x23
 #define OP_SYNC         0x46
 #define OP_ILLEGAL      0x7f
 
@@ -248,32 +257,34 @@ static void check_bad_prop(const char *prop, const char *msg)
 
 static void test_bad_props(void)
 {
-    static const char *const u63[] = {
+    static const char *const u64[] = {
         "cmdq-cmd-ns", "cmdq-sync-ns", "cmdq-cfgi-ns", "cmdq-tlbi-page-ns",
         "cmdq-jitter-ns", "cmdq-seed",
     };
     int i;
 
     /* out of range, negative, too large for the type, not a number */
-    check_bad_prop("cmdqs=20", "cmdqs=20 is out of range 0..19");
-    check_bad_prop("eventqs=31", "eventqs=31 is out of range 0..19");
-    check_bad_prop("cmdqs=256", "cmdqs");
-    check_bad_prop("cmdqs=-1", "cmdqs");
-    check_bad_prop("eventqs=-3", "eventqs");
-    check_bad_prop("eventqs=seven", "eventqs");
+    check_bad_prop("cmdqs=20", "arm-smmuv3: cmdqs=20 is out of range 0..19");
+    check_bad_prop("eventqs=31", "arm-smmuv3: eventqs=31 is out of range 0..19");
+    check_bad_prop("cmdqs=256", "arm-smmuv3: cmdqs=256 is out of range 0..19");
+    check_bad_prop("cmdqs=-1", "arm-smmuv3: cmdqs=-1 is out of range 0..19");
+    check_bad_prop("eventqs=-3", "arm-smmuv3: eventqs=-3 is out of range 0..19");
+    check_bad_prop("eventqs=seven",
+                   "arm-smmuv3: eventqs must be an integer in 0..19");
     check_bad_prop("ril=maybe", "ril");
     check_bad_prop("ril=2", "ril");
-    for (i = 0; i < ARRAY_SIZE(u63); i++) {
-        g_autofree char *neg = g_strdup_printf("%s=-1", u63[i]);
-        g_autofree char *neg_msg = g_strdup_printf(
-            "%s=-1 is out of range 0..9223372036854775807", u63[i]);
-        g_autofree char *huge = g_strdup_printf(
-            "%s=99999999999999999999999", u63[i]);
-        g_autofree char *nan = g_strdup_printf("%s=fast", u63[i]);
+    for (i = 0; i < ARRAY_SIZE(u64); i++) {
+        g_autofree char *neg = g_strdup_printf("%s=-1", u64[i]);
+        g_autofree char *msg = g_strdup_printf(
+            "arm-smmuv3: %s must be an integer in 0..18446744073709551615",
+            u64[i]);
+        g_autofree char *huge = g_strdup_printf("%s=18446744073709551616",
+                                                u64[i]);
+        g_autofree char *nan = g_strdup_printf("%s=fast", u64[i]);
 
-        check_bad_prop(neg, neg_msg);
-        check_bad_prop(huge, u63[i]);
-        check_bad_prop(nan, u63[i]);
+        check_bad_prop(neg, msg);
+        check_bad_prop(huge, msg);
+        check_bad_prop(nan, msg);
     }
 }
 
@@ -611,6 +622,28 @@ static void test_seed(void)
     jitter_run(43, c, 32);
     g_assert_cmpmem(a, sizeof(a), b, sizeof(b));
     g_assert_true(memcmp(a, c, sizeof(a)) != 0);
+    /* the seed is a uint64: its whole range, each value its own sequence */
+    jitter_run(UINT64_MAX, a, 32);
+    jitter_run(UINT64_MAX, b, 32);
+    jitter_run(1ULL << 63, c, 32);
+    g_assert_cmpmem(a, sizeof(a), b, sizeof(b));
+    g_assert_true(memcmp(a, c, sizeof(a)) != 0);
+}
+
+/* Costs take the whole uint64 range too: a command that never retires */
+static void test_huge_cost(void)
+{
+    QTestState *qts = smmu_start("-global arm-smmuv3.cmdqs=8 "
+                                 "-global arm-smmuv3.cmdq-cmd-ns="
+                                 "18446744073709551615");
+
+    cmdq_setup(qts, 8);
+    put_cmd(qts, 8, 0, cmd_op(OP_SYNC));
+    wr(qts, R_CMDQ_PROD, 1);
+    qtest_clock_step(qts, 1000000000);
+    g_assert_cmphex(cons(qts), ==, 0);
+    g_assert_cmpint(get_stat(qts, "pending"), ==, 1);
+    qtest_quit(qts);
 }
 
 static void wait_migration(QTestState *qts)
@@ -756,6 +789,502 @@ static void test_migration_upstream(void)
                         "-global arm-smmuv3.cmdq-cmd-ns=10", false);
 }
 
+
+/*
+ * A slot's next lap is another command.  cmdqs=4: fill the 16 slots and
+ * make them visible; once the first has retired, the guest writes an
+ * illegal command into slot 0 for the next lap.  The queue must stop
+ * there with CERROR_ILL, not run the previous lap's CMD_SYNC again.
+ */
+static void test_lap_stale_fetch(void)
+{
+    QTestState *qts = smmu_start("-global arm-smmuv3.cmdqs=4 "
+                                 "-global arm-smmuv3.cmdq-cmd-ns=1000");
+    int i;
+
+    cmdq_setup(qts, 4);
+    for (i = 0; i < 16; i++) {
+        put_cmd(qts, 4, i, cmd_op(OP_SYNC));
+    }
+    wr(qts, R_CMDQ_PROD, 0x10);
+    retires_in(qts, 1000, 0, 1);
+    put_cmd(qts, 4, 0x10, cmd_op(OP_ILLEGAL));
+    wr(qts, R_CMDQ_PROD, 0x11);
+    qtest_clock_step(qts, 20000);
+    g_assert_cmphex(cons(qts), ==, CONS_ERR(CERROR_ILL) | 0x10);
+    g_assert_cmphex(rd(qts, R_GERROR) & GERROR_CMDQ_ERR, ==, GERROR_CMDQ_ERR);
+    g_assert_cmpint(get_stat(qts, "syncs"), ==, 16);
+    qtest_quit(qts);
+}
+
+/* Write @n commands of opcode @op at queue positions first..first+n-1 */
+static void put_cmds(QTestState *qts, uint8_t l2, uint32_t first, uint32_t n,
+                     uint8_t op)
+{
+    uint32_t size = 1U << l2, idx = first & (size - 1);
+
+    while (n) {
+        uint32_t chunk = MIN(n, size - idx), i;
+        g_autofree Cmd *buf = g_new0(Cmd, chunk);
+
+        for (i = 0; i < chunk; i++) {
+            buf[i].word[0] = cpu_to_le32(op);
+        }
+        qtest_bufwrite(qts, QUEUE_ADDR + 16ULL * idx, buf, 16ULL * chunk);
+        n -= chunk;
+        idx = 0;
+    }
+}
+
+/*
+ * Three laps of a ring of 2^@l2 entries kept full: each time half the
+ * ring has retired, the guest refills those slots with the opcode of
+ * their lap (SYNC, TLBI_NH_ALL, PREFETCH_CONFIG in turn) and moves PROD.
+ * The per-opcode counts show that every lap ran its own commands.
+ */
+static void lap_ring(uint8_t l2)
+{
+    static const uint8_t lap_op[3] = {
+        OP_SYNC, OP_TLBI_NH_ALL, OP_PREFETCH_CFG,
+    };
+    g_autofree char *props = g_strdup_printf(
+        "-global arm-smmuv3.cmdqs=%u -global arm-smmuv3.cmdq-cmd-ns=10", l2);
+    QTestState *qts = smmu_start(props);
+    uint32_t n = 1U << l2, pos_mask = 2 * n - 1, total = 3 * n;
+    uint32_t k = MAX(n / 2, 1), submitted = n, retired = 0;
+    QDict *resp, *st, *ops;
+
+    cmdq_setup(qts, l2);
+    put_cmds(qts, l2, 0, n, lap_op[0]);
+    wr(qts, R_CMDQ_PROD, submitted & pos_mask);
+    while (retired < total) {
+        uint32_t batch = MIN(k, submitted - retired), j;
+
+        qtest_clock_step(qts, 10 * batch);
+        retired += batch;
+        g_assert_cmphex(cons(qts), ==, retired & pos_mask);
+        /* refill what retired, one lap ahead, while the rest is busy */
+        batch = MIN(batch, total - submitted);
+        while (batch) {
+            /* up to the end of this lap */
+            j = MIN(batch, n - submitted % n);
+            put_cmds(qts, l2, submitted, j, lap_op[submitted / n]);
+            submitted += j;
+            batch -= j;
+        }
+        wr(qts, R_CMDQ_PROD, submitted & pos_mask);
+    }
+    g_assert_cmphex(rd(qts, R_GERROR) & GERROR_CMDQ_ERR, ==, 0);
+    st = stats_get(qts, &resp);
+    ops = qdict_get_qdict(st, "opcodes");
+    g_assert_cmpint(qdict_get_int(st, "retired"), ==, total);
+    g_assert_cmpint(qdict_get_int(ops, "SYNC"), ==, n);
+    g_assert_cmpint(qdict_get_int(ops, "TLBI_NH_ALL"), ==, n);
+    g_assert_cmpint(qdict_get_int(ops, "PREFETCH_CONFIG"), ==, n);
+    qobject_unref(resp);
+    qtest_quit(qts);
+}
+
+/* Refilling one slot at a time defeats any batching: small rings too */
+static void test_laps(void)
+{
+    uint8_t l2;
+
+    for (l2 = 0; l2 <= 19; l2++) {
+        lap_ring(l2);
+    }
+}
+
+/*
+ * A queue based in the SMMU's own registers: its commands cannot be read
+ * (the device does not DMA into its own MMIO window, whose accesses would
+ * re-enter the engine halfway through a command), so the first one raises
+ * CERROR_ABT when it retires, and no later.  At cost 0, at once.
+ */
+static void test_queue_in_mmio(void)
+{
+    QTestState *qts = smmu_start("-global arm-smmuv3.cmdqs=8 "
+                                 "-global arm-smmuv3.cmdq-cmd-ns=1000");
+
+    qtest_writeq(qts, SMMU_BASE + R_CMDQ_BASE, SMMU_BASE | 4);
+    wr(qts, R_CMDQ_PROD, 0);
+    wr(qts, R_CMDQ_CONS, 0);
+    wr(qts, R_CR0, CR0_CMDQEN);
+    wr(qts, R_CMDQ_PROD, 3);
+    qtest_clock_step(qts, 999);
+    g_assert_cmphex(cons(qts), ==, 0);
+    g_assert_cmphex(rd(qts, R_GERROR) & GERROR_CMDQ_ERR, ==, 0);
+    qtest_clock_step(qts, 1);
+    g_assert_cmphex(cons(qts), ==, CONS_ERR(CERROR_ABT));
+    g_assert_cmphex(rd(qts, R_GERROR) & GERROR_CMDQ_ERR, ==, GERROR_CMDQ_ERR);
+    qtest_clock_step(qts, 100000);
+    g_assert_cmphex(cons(qts), ==, CONS_ERR(CERROR_ABT));
+    g_assert_cmpint(get_stat(qts, "retired"), ==, 0);
+    qtest_quit(qts);
+
+    qts = smmu_start("-global arm-smmuv3.cmdqs=8");
+    qtest_writeq(qts, SMMU_BASE + R_CMDQ_BASE, SMMU_BASE | 4);
+    wr(qts, R_CMDQ_PROD, 0);
+    wr(qts, R_CMDQ_CONS, 0);
+    wr(qts, R_CR0, CR0_CMDQEN);
+    wr(qts, R_CMDQ_PROD, 3);
+    g_assert_cmphex(cons(qts), ==, CONS_ERR(CERROR_ABT));
+    qtest_quit(qts);
+}
+
+/*
+ * ril=off: range fields on every TLBI by address are a guest error,
+ * counted, whether smmuv3.c executes the command (NH_VA, NH_VAA) or
+ * ignores it (EL2_VA, EL2_VAA, EL3_VA); the same in both modes.
+ */
+static void check_ril_off_all_levels(const char *cost)
+{
+    static const uint8_t ops[] = {
+        OP_TLBI_NH_VA, OP_TLBI_NH_VAA, OP_TLBI_EL2_VA, OP_TLBI_EL2_VAA,
+        OP_TLBI_EL3_VA,
+    };
+    g_autofree char *props = g_strdup_printf(
+        "-global arm-smmuv3.cmdqs=8 -global arm-smmuv3.ril=off %s", cost);
+    QTestState *qts = smmu_start(props);
+    int i;
+
+    cmdq_setup(qts, 8);
+    for (i = 0; i < ARRAY_SIZE(ops); i++) {
+        Cmd c = cmd_tlbi_va(1, 7, 3);
+
+        c.word[0] = (c.word[0] & ~0xffU) | ops[i];
+        put_cmd(qts, 8, i, c);
+    }
+    wr(qts, R_CMDQ_PROD, i);
+    qtest_clock_step(qts, 1000000);
+    g_assert_cmphex(cons(qts), ==, i);
+    g_assert_cmpint(get_stat(qts, "ril-off-ranges"), ==, ARRAY_SIZE(ops));
+    g_assert_cmpint(get_stat(qts, "tlbi-pages"), ==, ARRAY_SIZE(ops));
+    qtest_quit(qts);
+}
+
+static void test_ril_off_all_levels(void)
+{
+    check_ril_off_all_levels("");
+    check_ril_off_all_levels("-global arm-smmuv3.cmdq-cmd-ns=100");
+}
+
+/* Every retired command is traced, in the upstream (cost 0) path too */
+static void test_trace_cost0(void)
+{
+    g_autofree char *log = g_strdup_printf("%s/smmuv3-cmdq-trace-%d.log",
+                                           g_get_tmp_dir(), getpid());
+    g_autofree char *props = g_strdup_printf(
+        "-global arm-smmuv3.cmdqs=8 -trace smmuv3_cmdq_retire -D %s", log);
+    g_autofree char *text = NULL;
+    QTestState *qts = smmu_start(props);
+    int i, n = 0;
+    const char *p;
+
+    cmdq_setup(qts, 8);
+    for (i = 0; i < 3; i++) {
+        put_cmd(qts, 8, i, cmd_op(i == 2 ? OP_SYNC : OP_TLBI_NH_ALL));
+    }
+    wr(qts, R_CMDQ_PROD, 3);
+    g_assert_cmphex(cons(qts), ==, 3);
+    qtest_quit(qts);
+    g_assert_true(g_file_get_contents(log, &text, NULL, NULL));
+    unlink(log);
+    for (p = text; (p = strstr(p, "smmuv3_cmdq_retire ")); p++) {
+        n++;
+    }
+    g_assert_cmpint(n, ==, 3);
+    g_assert_nonnull(strstr(text, "opcode=0x46 cons=0x2"));
+}
+
+/*
+ * A stream from a device with a larger command queue than this one's
+ * cmdqs, with no engine subsection (upstream QEMU, or smmulab at cost 0),
+ * must be refused, not loaded into a queue the engine was not sized for.
+ */
+static void test_migration_bounds(void)
+{
+    g_autofree char *file = g_strdup_printf("%s/smmuv3-cmdq-b-%d.mig",
+                                            g_get_tmp_dir(), getpid());
+    g_autofree char *uri = g_strdup_printf("file:%s", file);
+    QTestState *src = smmu_start(""), *dst;
+    int i;
+
+    qtest_writeq(src, SMMU_BASE + R_CMDQ_BASE, QUEUE_ADDR | 18);
+    wr(src, R_CMDQ_PROD, 0x3fff0);   /* near the end of 2^18 entries */
+    qtest_qmp_assert_success(src, "{ 'execute': 'stop' }");
+    qtest_qmp_assert_success(src, "{ 'execute': 'migrate', 'arguments': "
+                             "{ 'uri': %s } }", uri);
+    wait_migration(src);
+    qtest_quit(src);
+
+    dst = smmu_start("-global arm-smmuv3.cmdqs=8 "
+                     "-global arm-smmuv3.cmdq-cmd-ns=1000 -incoming defer");
+    qtest_set_expected_status(dst, 1);
+    qtest_qmp_assert_success(dst, "{ 'execute': 'migrate-incoming', "
+                             "'arguments': { 'uri': %s } }", uri);
+    for (i = 0; i < 1000 && qtest_probe_child(dst); i++) {
+        g_usleep(10000);
+    }
+    /* Loaded anyway: show what the next PROD write does */
+    if (qtest_probe_child(dst)) {
+        wr(dst, R_CMDQ_PROD, 0x3fffe);
+        wr(dst, R_CR0, CR0_CMDQEN);
+    }
+    g_assert_false(qtest_probe_child(dst));
+    qtest_quit(dst);
+    unlink(file);
+}
+
+/*
+ * End to end, with a real DMA master: an edu device behind the SMMU
+ * reads guest memory through IOVAs that stage-1 page tables in guest RAM
+ * map, so its reads show which translation the SMMU uses.  edu starts a
+ * DMA 100 ms (at a ms boundary) after its command register is written.
+ */
+#define ECAM_BASE       0x3f000000ULL   /* virt, highmem=off */
+#define EDU_BAR         0x10000000ULL
+#define EDU_DEVFN       0x08            /* 00:01.0, StreamID 8 */
+#define GICD_BASE       0x08000000ULL
+#define SMMU_IRQ_SYNC   (32 + 74 + 2)   /* virt's SMMU SPIs from 74 */
+
+#define R_STRTAB_BASE   0x80
+#define R_STRTAB_CFG    0x88
+
+#define STRTAB_ADDR     0x45000000ULL
+#define CD_ADDR         0x45001000ULL
+#define PT_L1           0x45002000ULL
+#define PT_L2           0x45003000ULL
+#define PT_L3           0x45004000ULL
+#define PAGE(n)         (0x45100000ULL + 0x1000ULL * (n))
+#define OUT_IOVA        0x10000ULL
+#define OUT_PAGE        PAGE(15)
+#define ASID            1
+
+static QTestState *e2e_start(const char *props)
+{
+    return qtest_initf("-M virt,iommu=smmuv3,highmem=off,gic-version=2 "
+                       "-display none -nic none -device edu,addr=01.0 %s",
+                       props);
+}
+
+static void pte_set(QTestState *qts, uint64_t iova, uint64_t pa)
+{
+    /* L3 page: valid, page, AF, AP[2:1]=01 (read/write) */
+    qtest_writeq(qts, PT_L3 + 8 * ((iova >> 12) & 511),
+                 pa | (1 << 10) | (1 << 6) | 3);
+}
+
+/* Stream table, CD and page tables for the edu's StreamID; SMMU on */
+static void e2e_setup(QTestState *qts)
+{
+    uint32_t ste[16] = { 0 }, cd[16] = { 0 };
+    uint64_t ecam = ECAM_BASE + (EDU_DEVFN << 12);
+    int i;
+
+    /* STE: valid, stage 1 translate, stage 2 bypass, one CD */
+    ste[0] = cpu_to_le32((uint32_t)CD_ADDR | (5 << 1) | 1);
+    qtest_memwrite(qts, STRTAB_ADDR + 64 * (EDU_DEVFN), ste, sizeof(ste));
+    /* CD: 32-bit VA, 4K granule, TTB1 disabled, AArch64, A, R, ASID */
+    cd[0] = cpu_to_le32(32 | (1U << 30) | (1U << 31));
+    cd[1] = cpu_to_le32(2 | (1 << 9) | (1 << 13) | (1 << 14) | (ASID << 16));
+    cd[2] = cpu_to_le32((uint32_t)PT_L1);
+    qtest_memwrite(qts, CD_ADDR, cd, sizeof(cd));
+    qtest_writeq(qts, PT_L1, PT_L2 | 3);
+    qtest_writeq(qts, PT_L2, PT_L3 | 3);
+    for (i = 0; i < 16; i++) {
+        qtest_memset(qts, PAGE(i), 0xa0 + i, 0x1000);
+    }
+    pte_set(qts, OUT_IOVA, OUT_PAGE);
+
+    qtest_writeq(qts, SMMU_BASE + R_STRTAB_BASE, STRTAB_ADDR);
+    wr(qts, R_STRTAB_CFG, 5);                   /* linear, 32 StreamIDs */
+    qtest_writeq(qts, SMMU_BASE + R_CMDQ_BASE, QUEUE_ADDR | 8);
+    wr(qts, R_CMDQ_PROD, 0);
+    wr(qts, R_CMDQ_CONS, 0);
+    wr(qts, R_CR0, CR0_SMMUEN | CR0_CMDQEN);
+
+    /* edu: BAR0, memory space and bus master on */
+    qtest_writel(qts, ecam + 0x10, (uint32_t)EDU_BAR);
+    qtest_writew(qts, ecam + 0x04, 0x6);
+    g_assert_cmphex(qtest_readl(qts, EDU_BAR), ==, 0x010000ed);
+}
+
+/* Start an edu DMA of 4 bytes: from @iova into its buffer, or back out */
+static void edu_dma(QTestState *qts, uint64_t src, uint64_t dst, bool out)
+{
+    qtest_writeq(qts, EDU_BAR + 0x80, src);
+    qtest_writeq(qts, EDU_BAR + 0x88, dst);
+    qtest_writeq(qts, EDU_BAR + 0x90, 4);
+    qtest_writeq(qts, EDU_BAR + 0x98, out ? 3 : 1);
+}
+
+/* Step to the next ms boundary (edu's timer granule), return the time */
+static int64_t step_to_ms(QTestState *qts)
+{
+    int64_t now = qtest_clock_step(qts, 1);   /* qtest refuses a step of 0 */
+
+    if (now % 1000000) {
+        now = qtest_clock_step(qts, 1000000 - now % 1000000);
+    }
+    return now;
+}
+
+/*
+ * What the edu copied through @iova in a DMA started now: read it into
+ * its buffer, then write that through OUT_IOVA to OUT_PAGE.
+ */
+static uint32_t edu_read_via(QTestState *qts, uint64_t iova)
+{
+    edu_dma(qts, iova, 0x40000, false);
+    qtest_clock_step(qts, 101000000);
+    edu_dma(qts, 0x40000, OUT_IOVA, true);
+    qtest_clock_step(qts, 101000000);
+    return qtest_readl(qts, OUT_PAGE);
+}
+
+static uint32_t fill(int n)
+{
+    return 0x01010101U * (0xa0 + n);
+}
+
+/* A TLBI_NH_VA for @iova (range fields @tg @num) and a CMD_SYNC with @cs */
+static void submit_inval(QTestState *qts, uint32_t *prod, uint64_t iova,
+                         uint8_t tg, uint8_t num, uint8_t cs)
+{
+    Cmd tlbi = { { OP_TLBI_NH_VA | (num << 12), ASID << 16,
+                   (uint32_t)iova | (tg << 10), iova >> 32 } };
+    Cmd sync = { { OP_SYNC | (cs << 12) } };
+
+    put_cmd(qts, 8, *prod, tlbi);
+    put_cmd(qts, 8, *prod + 1, sync);
+    *prod += 2;
+    wr(qts, R_CMDQ_PROD, *prod);
+}
+
+/*
+ * An invalidation takes effect when its TLBI retires: a DMA that starts
+ * 1 ns before still translates through the old, cached mapping; one that
+ * starts 1 ns after uses the new one.
+ */
+static void test_e2e_inval_at_retire(void)
+{
+    /* 100 ms + 1 ns per command: a TLBI submitted at a ms boundary with a
+     * DMA retires 1 ns after that DMA starts */
+    QTestState *qts = e2e_start("-global arm-smmuv3.cmdqs=8 "
+                                "-global arm-smmuv3.cmdq-cmd-ns=100000001");
+    uint64_t x = 0x1000;
+    uint32_t prod = 0;
+    int64_t t;
+
+    e2e_setup(qts);
+    pte_set(qts, x, PAGE(0));
+    g_assert_cmphex(edu_read_via(qts, x), ==, fill(0));
+    /* remapped without invalidation: the SMMU still uses its cached walk */
+    pte_set(qts, x, PAGE(1));
+    g_assert_cmphex(edu_read_via(qts, x), ==, fill(0));
+
+    /* TLBI submitted with the DMA: retires 1 ns after the DMA starts */
+    t = step_to_ms(qts);
+    submit_inval(qts, &prod, x, 0, 0, 0);
+    edu_dma(qts, x, 0x40000, false);
+    qtest_clock_step(qts, 100000000);           /* the DMA ran */
+    g_assert_cmphex(cons(qts), ==, 0);
+    qtest_clock_step(qts, 1);
+    g_assert_cmphex(cons(qts), ==, 1);          /* the TLBI retired */
+    edu_dma(qts, 0x40000, OUT_IOVA, true);
+    qtest_clock_step(qts, 101000000);
+    g_assert_cmphex(qtest_readl(qts, OUT_PAGE), ==, fill(0));
+    /* after it retired, the new mapping */
+    g_assert_cmphex(edu_read_via(qts, x), ==, fill(1));
+    g_assert_cmpint(qtest_clock_step(qts, 1) - t, >, 200000002);
+    g_assert_cmphex(cons(qts), ==, 2);
+
+    /* TLBI submitted 2 ns before the DMA: retires 1 ns before it starts */
+    pte_set(qts, x, PAGE(2));
+    t = step_to_ms(qts);
+    qtest_clock_step(qts, 1000000 - 2);
+    submit_inval(qts, &prod, x, 0, 0, 0);
+    qtest_clock_step(qts, 2);
+    edu_dma(qts, x, 0x40000, false);
+    qtest_clock_step(qts, 100000000 - 1);
+    g_assert_cmphex(cons(qts), ==, 3);          /* the TLBI retired */
+    qtest_clock_step(qts, 1);                   /* the DMA runs */
+    edu_dma(qts, 0x40000, OUT_IOVA, true);
+    qtest_clock_step(qts, 101000000);
+    g_assert_cmphex(qtest_readl(qts, OUT_PAGE), ==, fill(2));
+    qtest_quit(qts);
+}
+
+/* GICv2 distributor: SPI @irq edge-triggered, to CPU 0; is it pending? */
+static void gic_edge(QTestState *qts, int irq)
+{
+    uint64_t cfg = GICD_BASE + 0xc00 + 4 * (irq / 16);
+
+    qtest_writel(qts, cfg, qtest_readl(qts, cfg) | (2U << (2 * (irq % 16))));
+    qtest_writeb(qts, GICD_BASE + 0x800 + irq, 1);
+}
+
+static bool gic_pending(QTestState *qts, int irq)
+{
+    return qtest_readl(qts, GICD_BASE + 0x200 + 4 * (irq / 32)) &
+           (1U << (irq % 32));
+}
+
+/* A CMD_SYNC with CS=SIG_IRQ raises its interrupt when it retires */
+static void test_e2e_sync_irq(void)
+{
+    QTestState *qts = e2e_start("-global arm-smmuv3.cmdqs=8 "
+                                "-global arm-smmuv3.cmdq-cmd-ns=50000");
+    uint32_t prod = 0;
+
+    e2e_setup(qts);
+    gic_edge(qts, SMMU_IRQ_SYNC);
+    g_assert_false(gic_pending(qts, SMMU_IRQ_SYNC));
+    submit_inval(qts, &prod, 0x1000, 0, 0, 1);
+    qtest_clock_step(qts, 100000 - 1);
+    g_assert_false(gic_pending(qts, SMMU_IRQ_SYNC));
+    qtest_clock_step(qts, 1);
+    g_assert_true(gic_pending(qts, SMMU_IRQ_SYNC));
+    g_assert_cmphex(cons(qts), ==, 2);
+    qtest_quit(qts);
+}
+
+/*
+ * Without RIL a range TLBI invalidates the page at its address only: the
+ * next page stays cached.  With RIL, both go.
+ */
+static void check_e2e_range(bool ril)
+{
+    g_autofree char *props = g_strdup_printf(
+        "-global arm-smmuv3.cmdqs=8 -global arm-smmuv3.ril=%s "
+        "-global arm-smmuv3.cmdq-cmd-ns=1000", ril ? "on" : "off");
+    QTestState *qts = e2e_start(props);
+    uint64_t x = 0x1000;
+    uint32_t prod = 0;
+
+    e2e_setup(qts);
+    pte_set(qts, x, PAGE(3));
+    pte_set(qts, x + 0x1000, PAGE(4));
+    g_assert_cmphex(edu_read_via(qts, x), ==, fill(3));
+    g_assert_cmphex(edu_read_via(qts, x + 0x1000), ==, fill(4));
+    pte_set(qts, x, PAGE(5));
+    pte_set(qts, x + 0x1000, PAGE(6));
+    /* TG=1 (4K), NUM=1, SCALE=0: two pages from x */
+    submit_inval(qts, &prod, x, 1, 1, 0);
+    qtest_clock_step(qts, 2000);
+    g_assert_cmphex(cons(qts), ==, 2);
+    g_assert_cmphex(edu_read_via(qts, x), ==, fill(5));
+    g_assert_cmphex(edu_read_via(qts, x + 0x1000), ==, fill(ril ? 6 : 4));
+    qtest_quit(qts);
+}
+
+static void test_e2e_range(void)
+{
+    check_e2e_range(false);
+    check_e2e_range(true);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -776,7 +1305,18 @@ int main(int argc, char **argv)
     qtest_add_func("/smmuv3-cmdq/reset", test_reset);
     qtest_add_func("/smmuv3-cmdq/stats", test_stats);
     qtest_add_func("/smmuv3-cmdq/seed", test_seed);
+    qtest_add_func("/smmuv3-cmdq/huge-cost", test_huge_cost);
+    qtest_add_func("/smmuv3-cmdq/lap/stale-fetch", test_lap_stale_fetch);
+    qtest_add_func("/smmuv3-cmdq/lap/all-sizes", test_laps);
+    qtest_add_func("/smmuv3-cmdq/queue-in-mmio", test_queue_in_mmio);
+    qtest_add_func("/smmuv3-cmdq/ril-off-all-levels", test_ril_off_all_levels);
+    qtest_add_func("/smmuv3-cmdq/trace-cost0", test_trace_cost0);
+    qtest_add_func("/smmuv3-cmdq/e2e/inval-at-retire",
+                   test_e2e_inval_at_retire);
+    qtest_add_func("/smmuv3-cmdq/e2e/sync-irq", test_e2e_sync_irq);
+    qtest_add_func("/smmuv3-cmdq/e2e/range", test_e2e_range);
     qtest_add_func("/smmuv3-cmdq/migration", test_migration);
+    qtest_add_func("/smmuv3-cmdq/migration/bounds", test_migration_bounds);
     qtest_add_func("/smmuv3-cmdq/migration/upstream-compat",
                    test_migration_upstream);
     return g_test_run();

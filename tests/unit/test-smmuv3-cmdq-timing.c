@@ -4,22 +4,33 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 
-#include <glib.h>
-
+#include "qemu/osdep.h"
 #include "hw/arm/smmuv3-cmdq-timing.h"
 
+/* Opcodes as the device classifies them (hw/arm/smmuv3-cmdq.c) */
 static SMMUCmdqCmdInfo cmd(uint8_t opcode)
 {
-    SMMUCmdqCmdInfo c = { .opcode = opcode };
+    SMMUCmdqCmdInfo c = { .opcode = opcode, .cls = SMMU_CMDQ_CLASS_OTHER };
 
+    switch (opcode) {
+    case 0x46:
+        c.cls = SMMU_CMDQ_CLASS_SYNC;
+        break;
+    case 0x03:
+        c.cls = SMMU_CMDQ_CLASS_CFGI;
+        break;
+    case 0x12:
+        c.cls = SMMU_CMDQ_CLASS_TLBI_ADDR;
+        break;
+    }
     return c;
 }
 
 static SMMUCmdqCmdInfo tlbi_range(uint8_t num, uint8_t scale)
 {
     SMMUCmdqCmdInfo c = {
-        .opcode = SMMU_CMDQ_OP_TLBI_NH_VA, .range = true, .tg = 1,
-        .num = num, .scale = scale,
+        .opcode = 0x12, .cls = SMMU_CMDQ_CLASS_TLBI_ADDR, .range = true,
+        .tg = 1, .num = num, .scale = scale,
     };
 
     return c;
@@ -78,22 +89,6 @@ static void test_prng_below(void)
     for (i = 0; i < 100; i++) {
         g_assert_cmpuint(smmu_cmdq_prng_below(&p, UINT64_MAX), <, UINT64_MAX);
     }
-}
-
-static void test_classify(void)
-{
-    g_assert_cmpint(smmu_cmdq_classify(0x46), ==, SMMU_CMDQ_CLASS_SYNC);
-    g_assert_cmpint(smmu_cmdq_classify(0x03), ==, SMMU_CMDQ_CLASS_CFGI);
-    g_assert_cmpint(smmu_cmdq_classify(0x04), ==, SMMU_CMDQ_CLASS_CFGI);
-    g_assert_cmpint(smmu_cmdq_classify(0x05), ==, SMMU_CMDQ_CLASS_CFGI);
-    g_assert_cmpint(smmu_cmdq_classify(0x06), ==, SMMU_CMDQ_CLASS_CFGI);
-    g_assert_cmpint(smmu_cmdq_classify(0x12), ==, SMMU_CMDQ_CLASS_TLBI_ADDR);
-    g_assert_cmpint(smmu_cmdq_classify(0x13), ==, SMMU_CMDQ_CLASS_TLBI_ADDR);
-    g_assert_cmpint(smmu_cmdq_classify(0x2a), ==, SMMU_CMDQ_CLASS_TLBI_ADDR);
-    g_assert_cmpint(smmu_cmdq_classify(0x11), ==, SMMU_CMDQ_CLASS_OTHER);
-    g_assert_cmpint(smmu_cmdq_classify(0x30), ==, SMMU_CMDQ_CLASS_OTHER);
-    g_assert_cmpint(smmu_cmdq_classify(0x01), ==, SMMU_CMDQ_CLASS_OTHER);
-    g_assert_cmpint(smmu_cmdq_classify(0xff), ==, SMMU_CMDQ_CLASS_OTHER);
 }
 
 static void test_cost_kinds(void)
@@ -177,44 +172,6 @@ static void test_retire_time(void)
     g_assert_cmpint(smmu_cmdq_retire_time(INT64_MAX, 0), ==, INT64_MAX);
 }
 
-static void test_queue_wrap(void)
-{
-    const uint8_t l2 = 7; /* 128 entries */
-    uint32_t prod = 0, cons = 0;
-    int i;
-
-    g_assert_cmpuint(smmu_cmdq_pending(0, 0, l2), ==, 0);
-    g_assert_false(smmu_cmdq_is_full(0, 0, l2));
-    for (i = 0; i < 128; i++) {
-        prod = smmu_cmdq_index_incr(prod, l2);
-    }
-    g_assert_cmphex(prod, ==, 0x80); /* index 0, wrap flag set */
-    g_assert_cmpuint(smmu_cmdq_pending(prod, cons, l2), ==, 128);
-    g_assert_true(smmu_cmdq_is_full(prod, cons, l2));
-    for (i = 0; i < 100; i++) {
-        cons = smmu_cmdq_index_incr(cons, l2);
-    }
-    g_assert_cmpuint(smmu_cmdq_pending(prod, cons, l2), ==, 28);
-    for (i = 0; i < 50; i++) {
-        prod = smmu_cmdq_index_incr(prod, l2);
-    }
-    g_assert_cmphex(prod, ==, 0x80 | 50);
-    g_assert_cmpuint(smmu_cmdq_pending(prod, cons, l2), ==, 78);
-    for (i = 0; i < 78; i++) {
-        cons = smmu_cmdq_index_incr(cons, l2);
-    }
-    g_assert_cmphex(cons, ==, prod);
-    g_assert_cmpuint(smmu_cmdq_pending(prod, cons, l2), ==, 0);
-    /* the wrap flag flips back to 0 after a second lap */
-    g_assert_cmphex(smmu_cmdq_index_incr(0xff, l2), ==, 0x00);
-    /* bits above the wrap flag (CONS.ERR) are kept */
-    g_assert_cmphex(smmu_cmdq_index_incr(0x01000005, l2), ==, 0x01000006);
-    /* the largest queue */
-    g_assert_cmpuint(smmu_cmdq_pending(1U << 19, 0, 19), ==, 1U << 19);
-    g_assert_cmpuint(smmu_cmdq_pending(5, (1U << 19) | 7, 19),
-                     ==, (1U << 19) - 2);
-}
-
 static void test_stats(void)
 {
     SMMUCmdqStats st;
@@ -246,9 +203,9 @@ static void test_stats_count(void)
 
     smmu_cmdq_stats_reset(&a);
     smmu_cmdq_stats_reset(&b);
-    smmu_cmdq_stats_count(&a, 0x46, 0);
-    smmu_cmdq_stats_count(&a, 0x12, 16);
-    smmu_cmdq_stats_count(&a, 0x03, 0);
+    smmu_cmdq_stats_count(&a, &sync, 0);
+    smmu_cmdq_stats_count(&a, &rng, 16);
+    smmu_cmdq_stats_count(&a, &cfgi, 0);
     smmu_cmdq_stats_retire(&b, &sync, 0, 0, 0, 0);
     smmu_cmdq_stats_retire(&b, &rng, 0, 0, 0, 16);
     smmu_cmdq_stats_retire(&b, &cfgi, 0, 0, 0, 0);
@@ -259,20 +216,123 @@ static void test_stats_count(void)
     g_assert_cmpuint(a.opcodes[0x03], ==, 1);
 }
 
+/* Lateness: counted only when late, mean over every retirement */
+static void test_stats_late(void)
+{
+    SMMUCmdqStats st;
+    SMMUCmdqCmdInfo sync = cmd(0x46);
+    int i;
+
+    smmu_cmdq_stats_reset(&st);
+    g_assert_cmpuint(smmu_cmdq_stats_late_mean(&st), ==, 0);
+    for (i = 0; i < 4; i++) {
+        smmu_cmdq_stats_retire(&st, &sync, 0, 0, 0, 0);
+    }
+    smmu_cmdq_stats_late(&st, 0);
+    smmu_cmdq_stats_late(&st, 0);
+    smmu_cmdq_stats_late(&st, 3000);
+    smmu_cmdq_stats_late(&st, 1000);
+    g_assert_cmpuint(st.late_retired, ==, 2);
+    g_assert_cmpuint(st.late_max_ns, ==, 3000);
+    g_assert_cmpuint(smmu_cmdq_stats_late_mean(&st), ==, 1000);
+}
+
+/* Visibility FIFO: PROD writes in, retirements out, in order */
+static void test_vis_fifo(void)
+{
+    SMMUCmdqVis v = { 0 };
+    int i;
+
+    g_assert_cmpint(smmu_cmdq_vis_front(&v, -7), ==, -7);
+    smmu_cmdq_vis_pop(&v);                  /* empty: nothing happens */
+    g_assert_cmpuint(v.total, ==, 0);
+    smmu_cmdq_vis_sync(&v, 2, 100, true);   /* 2 visible at 100 */
+    smmu_cmdq_vis_sync(&v, 2, 150, true);   /* nothing new */
+    smmu_cmdq_vis_sync(&v, 5, 200, true);   /* 3 more at 200 */
+    g_assert_cmpuint(v.len, ==, 2);
+    g_assert_cmpuint(v.total, ==, 5);
+    g_assert_cmpint(smmu_cmdq_vis_front(&v, -1), ==, 100);
+    smmu_cmdq_vis_pop(&v);
+    g_assert_cmpint(smmu_cmdq_vis_front(&v, -1), ==, 100);
+    smmu_cmdq_vis_pop(&v);
+    g_assert_cmpint(smmu_cmdq_vis_front(&v, -1), ==, 200);
+    g_assert_cmpuint(v.len, ==, 1);
+    /* two writes at one instant share an entry */
+    smmu_cmdq_vis_sync(&v, 4, 300, true);
+    smmu_cmdq_vis_sync(&v, 6, 300, true);
+    g_assert_cmpuint(v.len, ==, 2);
+    /* PROD moved back by 3: the newest go; CONS forward by 2: the oldest */
+    smmu_cmdq_vis_sync(&v, 3, 400, true);
+    g_assert_cmpuint(v.len, ==, 1);
+    g_assert_cmpuint(v.total, ==, 3);
+    smmu_cmdq_vis_sync(&v, 1, 400, false);
+    g_assert_cmpuint(v.total, ==, 1);
+    g_assert_cmpint(smmu_cmdq_vis_front(&v, -1), ==, 200);
+    smmu_cmdq_vis_clear(&v);
+    g_assert_cmpuint(v.total, ==, 0);
+
+    /* Many writes of one command each: the ring grows and wraps */
+    for (i = 0; i < 1000; i++) {
+        smmu_cmdq_vis_sync(&v, v.total + 1, i, true);
+        if (i % 3 == 2) {
+            smmu_cmdq_vis_pop(&v);
+        }
+    }
+    g_assert_cmpuint(v.len, ==, 1000 - 333);
+    g_assert_cmpint(smmu_cmdq_vis_front(&v, -1), ==, 333);
+    smmu_cmdq_vis_free(&v);
+}
+
+/* What migration sends and loads: entries in order, ring rebuilt */
+static void test_vis_migrate(void)
+{
+    SMMUCmdqVis v = { 0 }, w = { 0 };
+    int i;
+
+    for (i = 0; i < 40; i++) {
+        smmu_cmdq_vis_sync(&v, v.total + 2, i * 10, true);
+        if (i < 30) {
+            smmu_cmdq_vis_pop(&v);
+            smmu_cmdq_vis_pop(&v);
+        }
+    }
+    g_assert_cmpuint(v.head, !=, 0);
+    smmu_cmdq_vis_linearize(&v);
+    g_assert_cmpuint(v.head, ==, 0);
+    g_assert_cmpuint(v.len, ==, 10);
+    w.len = v.len;
+    w.b = g_memdup2(v.b, v.len * sizeof(*v.b));
+    g_assert_true(smmu_cmdq_vis_loaded(&w));
+    g_assert_cmpuint(w.total, ==, 20);
+    for (i = 30; i < 40; i++) {
+        g_assert_cmpint(smmu_cmdq_vis_front(&w, -1), ==, i * 10);
+        smmu_cmdq_vis_pop(&w);
+        smmu_cmdq_vis_pop(&w);
+    }
+    g_assert_cmpuint(w.total, ==, 0);
+    /* a record of no command is refused */
+    w.len = 1;
+    w.b[0].n = 0;
+    g_assert_false(smmu_cmdq_vis_loaded(&w));
+    smmu_cmdq_vis_free(&v);
+    smmu_cmdq_vis_free(&w);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
     g_test_add_func("/smmuv3-cmdq-timing/prng/reference", test_prng_reference);
     g_test_add_func("/smmuv3-cmdq-timing/prng/same-seed", test_prng_same_seed);
     g_test_add_func("/smmuv3-cmdq-timing/prng/below", test_prng_below);
-    g_test_add_func("/smmuv3-cmdq-timing/classify", test_classify);
     g_test_add_func("/smmuv3-cmdq-timing/cost/kinds", test_cost_kinds);
     g_test_add_func("/smmuv3-cmdq-timing/cost/tlbi-pages", test_tlbi_pages);
     g_test_add_func("/smmuv3-cmdq-timing/cost/jitter", test_cost_jitter);
     g_test_add_func("/smmuv3-cmdq-timing/cost/saturates", test_cost_saturates);
     g_test_add_func("/smmuv3-cmdq-timing/retire-time", test_retire_time);
-    g_test_add_func("/smmuv3-cmdq-timing/queue-wrap", test_queue_wrap);
     g_test_add_func("/smmuv3-cmdq-timing/stats", test_stats);
     g_test_add_func("/smmuv3-cmdq-timing/stats-count", test_stats_count);
+    g_test_add_func("/smmuv3-cmdq-timing/stats-late", test_stats_late);
+    g_test_add_func("/smmuv3-cmdq-timing/vis/fifo", test_vis_fifo);
+    g_test_add_func("/smmuv3-cmdq-timing/vis/migrate", test_vis_migrate);
     return g_test_run();
 }

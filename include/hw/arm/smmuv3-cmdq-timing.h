@@ -14,24 +14,17 @@
 #ifndef HW_ARM_SMMUV3_CMDQ_TIMING_H
 #define HW_ARM_SMMUV3_CMDQ_TIMING_H
 
-#include <stdbool.h>
-#include <stdint.h>
-
 /* Largest CMDQS/EVENTQS the model accepts (as upstream QEMU advertises) */
 #define SMMU_CMDQ_TIMING_MAX_QS 19
 
-/* Command opcodes the cost model distinguishes (SMMUv3 spec, 4.1) */
-#define SMMU_CMDQ_OP_CFGI_FIRST   0x03  /* CFGI_STE */
-#define SMMU_CMDQ_OP_CFGI_LAST    0x06  /* CFGI_CD_ALL; CFGI_ALL is 0x04 */
-#define SMMU_CMDQ_OP_TLBI_NH_VA   0x12
-#define SMMU_CMDQ_OP_TLBI_NH_VAA  0x13
-#define SMMU_CMDQ_OP_TLBI_EL3_VA  0x1a
-#define SMMU_CMDQ_OP_TLBI_EL2_VA  0x22
-#define SMMU_CMDQ_OP_TLBI_EL2_VAA 0x23
-#define SMMU_CMDQ_OP_TLBI_S2_IPA  0x2a
-#define SMMU_CMDQ_OP_SYNC         0x46
+/* Opcodes are 8 bits: per-opcode counters */
 #define SMMU_CMDQ_NR_OPCODES      256
 
+/*
+ * What a command costs and counts as.  The device model classifies
+ * opcodes (with hw/arm/smmuv3-internal.h's SMMUCommandType); this unit
+ * only does the arithmetic.
+ */
 typedef enum SMMUCmdqClass {
     SMMU_CMDQ_CLASS_OTHER,
     SMMU_CMDQ_CLASS_SYNC,
@@ -60,6 +53,7 @@ typedef struct SMMUCmdqPrng {
 /* What one command decodes to, for costing and counting */
 typedef struct SMMUCmdqCmdInfo {
     uint8_t opcode;
+    uint8_t cls;      /* SMMUCmdqClass */
     bool range;       /* TLBI carrying range fields (TG != 0) */
     uint8_t tg;
     uint8_t num;      /* CMD_NUM: pages - 1 (in units of 2^scale) */
@@ -79,6 +73,9 @@ typedef struct SMMUCmdqStats {
     uint64_t max_queued_ns;     /* longest wait before work started */
     uint64_t tlbi_pages;        /* pages covered by TLBIs by address */
     uint64_t ril_off_ranges;    /* range TLBIs seen with ril=off */
+    uint64_t late_retired;      /* retirements applied after their due time */
+    uint64_t late_max_ns;       /* the latest of them */
+    uint64_t late_total_ns;
     uint64_t opcodes[SMMU_CMDQ_NR_OPCODES];
 } SMMUCmdqStats;
 
@@ -86,8 +83,6 @@ uint64_t smmu_cmdq_prng_next(SMMUCmdqPrng *p);
 void smmu_cmdq_prng_seed(SMMUCmdqPrng *p, uint64_t seed);
 /* Uniform in 0..bound-1 (0 when bound is 0) */
 uint64_t smmu_cmdq_prng_below(SMMUCmdqPrng *p, uint64_t bound);
-
-SMMUCmdqClass smmu_cmdq_classify(uint8_t opcode);
 
 /* Does any cost make the queue timed?  (All zero: upstream behaviour.) */
 bool smmu_cmdq_costs_timed(const SMMUCmdqCosts *c);
@@ -109,20 +104,13 @@ uint64_t smmu_cmdq_cost(const SMMUCmdqCosts *c, SMMUCmdqPrng *prng,
 /* start + cost, saturating at INT64_MAX (QEMU's clocks are int64_t) */
 int64_t smmu_cmdq_retire_time(int64_t start, uint64_t cost);
 
-/*
- * Queue index arithmetic: PROD/CONS hold an index in bits [log2size-1:0]
- * and the wrap flag in bit log2size.
- */
-uint32_t smmu_cmdq_pending(uint32_t prod, uint32_t cons, uint8_t log2size);
-bool smmu_cmdq_is_full(uint32_t prod, uint32_t cons, uint8_t log2size);
-uint32_t smmu_cmdq_index_incr(uint32_t idx, uint8_t log2size);
-
 void smmu_cmdq_stats_reset(SMMUCmdqStats *st);
 /*
  * Count one executed command (@pages: pages a TLBI by address covered,
  * 0 for other commands): all the accounting of the untimed path.
  */
-void smmu_cmdq_stats_count(SMMUCmdqStats *st, uint8_t opcode, uint64_t pages);
+void smmu_cmdq_stats_count(SMMUCmdqStats *st, const SMMUCmdqCmdInfo *cmd,
+                           uint64_t pages);
 /*
  * Account one retired command: @queued_ns the time from visibility to start
  * of work, @wait_ns from visibility to retirement.
@@ -131,5 +119,47 @@ void smmu_cmdq_stats_retire(SMMUCmdqStats *st, const SMMUCmdqCmdInfo *cmd,
                             uint64_t queued_ns, uint64_t cost_ns,
                             uint64_t wait_ns, uint64_t pages);
 void smmu_cmdq_stats_pending(SMMUCmdqStats *st, uint32_t pending);
+/* A retirement applied @late_ns after its due time (0: on time) */
+void smmu_cmdq_stats_late(SMMUCmdqStats *st, uint64_t late_ns);
+/* Mean lateness over all retirements of the timed path */
+uint64_t smmu_cmdq_stats_late_mean(const SMMUCmdqStats *st);
+
+/*
+ * When each visible command became visible, as a FIFO of PROD writes: one
+ * entry per write (how many commands it made visible, and when), popped a
+ * command at a time as they retire.  O(1) per PROD write and per
+ * retirement, and no larger than the number of writes still pending.
+ */
+typedef struct SMMUCmdqVisBatch {
+    uint32_t n;         /* commands still pending from this write */
+    int64_t ns;         /* virtual time they became visible */
+} SMMUCmdqVisBatch;
+
+typedef struct SMMUCmdqVis {
+    SMMUCmdqVisBatch *b;    /* ring of @cap entries */
+    uint32_t cap;
+    uint32_t head;          /* oldest entry */
+    uint32_t len;           /* entries in use */
+    uint64_t total;         /* sum of their n: the commands tracked */
+} SMMUCmdqVis;
+
+void smmu_cmdq_vis_free(SMMUCmdqVis *v);
+void smmu_cmdq_vis_clear(SMMUCmdqVis *v);
+/*
+ * Make the FIFO track @pending commands: when more are pending than
+ * tracked, the new ones became visible at @now; when fewer (the guest
+ * moved PROD back or CONS forward), drop the newest (@newest) or the
+ * oldest ones.
+ */
+void smmu_cmdq_vis_sync(SMMUCmdqVis *v, uint64_t pending, int64_t now,
+                        bool newest);
+/* When the oldest tracked command became visible; @dflt if none */
+int64_t smmu_cmdq_vis_front(const SMMUCmdqVis *v, int64_t dflt);
+/* The oldest tracked command retired */
+void smmu_cmdq_vis_pop(SMMUCmdqVis *v);
+/* Entries 0..len-1 in order, head 0 (before migrating b[0..len-1]) */
+void smmu_cmdq_vis_linearize(SMMUCmdqVis *v);
+/* After b[0..len-1] was loaded: rebuild the rest; false if inconsistent */
+bool smmu_cmdq_vis_loaded(SMMUCmdqVis *v);
 
 #endif /* HW_ARM_SMMUV3_CMDQ_TIMING_H */
