@@ -7,7 +7,9 @@
 # wait, and the unmap latency the guest measured.  An unmap is one TLBI and
 # one CMD_SYNC, so the model time is 2 x cmdq-cmd-ns, and the guest, polling
 # CONS with exponential backoff (10 spins, then udelay 1, 2, 4, ... us),
-# sees the completion at its first poll after that.
+# sees the completion at its first poll after that.  A third boot runs the
+# slow configuration under icount, to show how late the host timer applied
+# retirements with and without it (the model's late-* counters).
 #
 #   scripts/bench-unmap-latency.sh [BUILDDIR] [CMD_NS] [SECONDS]
 set -euo pipefail
@@ -21,6 +23,8 @@ logd=$B/logs/bench-unmap-latency
 mkdir -p "$logd"
 
 # run NAME PROPS...: boot once, leave console.log and stats.json in $logd/NAME
+# ($boot_extra: more boot.sh options, e.g. -I 0 for icount)
+boot_extra=()
 run() {
     local name=$1
     shift
@@ -30,6 +34,7 @@ run() {
     log "booting ($name): cmdqs=8 ril=off $*, dma-bench 1 thread ${secs}s"
     "$SMMULAB_ROOT/scripts/boot.sh" -q -b "$B" -l "$logd/$name/console.log" \
         -S "$logd/$name/stats.json" -t 300 -c 2 -s cmdqs=8 -s ril=off "${props[@]}" \
+        "${boot_extra[@]}" \
         -w dma-bench -a "smmulab.threads=1 smmulab.seconds=$secs" \
         || die "the benchmark boot failed (log: $logd/$name/console.log)"
 }
@@ -38,6 +43,8 @@ res() { sed -n "s/^RESULT workload=dma-bench .* $2=\([0-9]*\).*/\1/p" "$logd/$1/
 
 run fast
 run slow "cmdq-cmd-ns=$cmd_ns"
+boot_extra=(-I 0)
+run icount "cmdq-cmd-ns=$cmd_ns"
 
 con=$logd/slow/console.log
 entries=$(sed -n 's/.*arm-smmu-v3 [^ ]*: allocated \([0-9]*\) entries for cmdq.*/\1/p' "$con" | head -n1)
@@ -65,6 +72,15 @@ row "model: mean CMD_SYNC wait (ns)" 0 "$(( ${syncs:-0} ? total / syncs : 0 ))"
 row "guest: unmap mean (ns)" "$u0" "$u1"
 row "guest: unmap stddev (ns)" "$(res fast unmap_stddev_ns)" "$(res slow unmap_stddev_ns)"
 row "guest: map mean (ns)" "$(res fast map_mean_ns)" "$(res slow map_mean_ns)"
+echo
+echo "How late retirements were applied (host timer slack; an interrupt or a"
+echo "translation sees it, a register access does not):"
+row "" "slow" "slow, icount"
+row "guest: unmap mean (ns)" "$u1" "$(res icount unmap_mean_ns)"
+row "model: commands retired" "$(js slow retired)" "$(js icount retired)"
+row "model: retired late" "$(js slow late-retired)" "$(js icount late-retired)"
+row "model: latest (ns)" "$(js slow late-max-ns)" "$(js icount late-max-ns)"
+row "model: mean over all retired (ns)" "$(js slow late-mean-ns)" "$(js icount late-mean-ns)"
 echo
 echo "model time of an unmap (TLBI + CMD_SYNC):        $model ns"
 echo "Linux's first CONS poll at or after it:          $poll ns"
