@@ -91,6 +91,9 @@ static JsonNode *scenario_json(const SmmulabScenario *sc, const char *topologies
     json_builder_add_boolean_value(b, sc->control);
     add_string_member(b, "smmu", smmu);
     add_string_member(b, "machine", machine);
+    add_string_member(b, "baseline", sc->baseline ? sc->baseline :
+                      ((SmmulabVariant *)g_ptr_array_index(sc->variants,
+                                                           0))->name);
     json_builder_set_member_name(b, "variants");
     json_builder_begin_array(b);
     for (i = 0; i < sc->variants->len; i++) {
@@ -166,6 +169,33 @@ static JsonNode *run_json(const Plan *pl, const SmmulabRun *r,
     json_builder_add_int_value(b, r->cmdq_timeouts);
     json_builder_set_member_name(b, "cmd_sync_timeouts");
     json_builder_add_int_value(b, r->cmd_sync_timeouts);
+    json_builder_set_member_name(b, "timeouts_exact");
+    json_builder_add_boolean_value(b, r->timeouts_exact);
+    json_builder_set_member_name(b, "cmdq_timeouts_printed");
+    json_builder_add_int_value(b, r->cmdq_timeouts_printed);
+    json_builder_set_member_name(b, "cmd_sync_timeouts_printed");
+    json_builder_add_int_value(b, r->cmd_sync_timeouts_printed);
+    json_builder_set_member_name(b, "suppressed");
+    json_builder_add_int_value(b, r->suppressed);
+    json_builder_set_member_name(b, "lockup_cpus");
+    json_builder_begin_object(b);
+    for (i = 0; i < r->lockup_cpus->len; i++) {
+        guint k = g_array_index(r->lockup_cpus, guint, i);
+
+        if (k) {
+            g_autofree char *cpu = g_strdup_printf("%u", i);
+
+            json_builder_set_member_name(b, cpu);
+            json_builder_add_int_value(b, k);
+        }
+    }
+    json_builder_end_object(b);
+    if (r->first_lockup) {
+        add_string_member(b, "first_lockup", r->first_lockup);
+    }
+    if (r->first_lockup_fn) {
+        add_string_member(b, "first_lockup_fn", r->first_lockup_fn);
+    }
     json_builder_set_member_name(b, "console_flood");
     json_builder_add_boolean_value(b, r->flood);
     json_builder_set_member_name(b, "console_bytes");
@@ -181,6 +211,29 @@ static JsonNode *run_json(const Plan *pl, const SmmulabRun *r,
             if (eq) {
                 *eq = '\0';
                 add_string_member(b, kv[i], eq + 1);
+            }
+        }
+    }
+    json_builder_end_object(b);
+    /* The kit kernel's counters at the end of the run */
+    json_builder_set_member_name(b, "kernel");
+    json_builder_begin_object(b);
+    for (i = 0; i < r->results->len; i++) {
+        const char *l = g_ptr_array_index(r->results, i);
+
+        if (g_str_has_prefix(l, "kernel-counters ")) {
+            g_auto(GStrv) kv = g_strsplit(l + 16, " ", -1);
+            guint j;
+
+            for (j = 0; kv[j]; j++) {
+                char *eq = strchr(kv[j], '=');
+
+                if (eq) {
+                    *eq = '\0';
+                    json_builder_set_member_name(b, kv[j]);
+                    json_builder_add_int_value(b,
+                        g_ascii_strtoll(eq + 1, NULL, 10));
+                }
             }
         }
     }

@@ -10,7 +10,12 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "abtest.h"
 #include "report.h"
+
+/* Significance level of the verdicts, and the bootstrap behind intervals */
+#define ALPHA 0.05
+#define BOOT_ITERS 4000
 
 typedef enum { AGG_MEAN, AGG_SUM, AGG_MAX } Agg;
 
@@ -45,6 +50,22 @@ static const Metric bench_metrics[] = {
     { "map_p99_us", "map latency p99 (us)", "result:map_p99_ns", 1e-3, 1,
       AGG_MEAN },
     { "map_errors", "mapping errors", "result:errors", 1, 0, AGG_SUM },
+    { NULL }
+};
+
+static const Metric flush_metrics[] = {
+    { "ops_per_cpu_s", "IOTLB flushes per CPU per second",
+      "result:ops_per_thread_per_sec", 1, 1, AGG_MEAN },
+    { "slowest_cpu_ops_s", "slowest CPU, flushes per second",
+      "result:min_thread_ops_per_sec", 1, 1, AGG_MEAN },
+    { "unmap_mean_us", "flush latency mean (us)", "result:unmap_mean_ns",
+      1e-3, 1, AGG_MEAN },
+    { "unmap_p50_us", "flush latency p50 (us)", "result:unmap_p50_ns", 1e-3,
+      1, AGG_MEAN },
+    { "unmap_p99_us", "flush latency p99 (us)", "result:unmap_p99_ns", 1e-3,
+      1, AGG_MEAN },
+    { "unmap_max_us", "flush latency max (us)", "result:unmap_max_ns", 1e-3,
+      1, AGG_MAX },
     { NULL }
 };
 
@@ -90,12 +111,50 @@ static const Metric common_metrics[] = {
       0, AGG_MAX },
     { "cons_reads_busy", "model: CONS reads while busy",
       "stats:cons-reads-busy", 1, 0, AGG_MEAN },
-    { "cmds_per_op", "model: commands per map+unmap", "calc:cmds-per-op", 1, 1,
+    { "cmds_per_op", "model: commands per operation", "calc:cmds-per-op", 1, 1,
       AGG_MEAN },
     { "max_sync_wait_us", "model: longest CMD_SYNC wait (us)",
       "stats:max-sync-wait-ns", 1e-3, 1, AGG_MAX },
     { "mean_sync_wait_us", "model: mean CMD_SYNC wait (us)",
       "calc:mean-sync-wait", 1e-3, 1, AGG_MEAN },
+    /* The kit kernel's own counters (patches/linux 0005, 0006) */
+    { "k_shared_waits", "driver: shared lock waits", "kernel:shared_lock_waits",
+      1, 0, AGG_MEAN },
+    { "k_shared_wait_max_us", "driver: longest shared lock wait (us)",
+      "kernel:shared_lock_wait_max_ns", 1e-3, 1, AGG_MAX },
+    { "k_shared_retries", "driver: legacy lock cmpxchg retries",
+      "kernel:shared_lock_cmpxchg_retries", 1, 0, AGG_MEAN },
+    { "k_excl_trylocks", "driver: exclusive trylocks",
+      "kernel:exclusive_trylocks", 1, 0, AGG_MEAN },
+    { "k_excl_fails", "driver: exclusive trylocks failed",
+      "kernel:exclusive_trylock_failures", 1, 0, AGG_MEAN },
+    { "k_space_waits", "driver: batches waiting for space",
+      "kernel:space_waits", 1, 0, AGG_MEAN },
+    { "k_space_polls", "driver: space wait calls", "kernel:space_wait_polls",
+      1, 0, AGG_MEAN },
+    { "k_space_wait_max_ms", "driver: longest space wait (ms)",
+      "kernel:space_wait_max_ns", 1e-6, 1, AGG_MAX },
+    { "k_probe_locks", "driver: probe lock acquisitions",
+      "kernel:probe_lock_acquisitions", 1, 0, AGG_MEAN },
+    { "k_probe_contended", "driver: probe lock contended",
+      "kernel:probe_lock_contended", 1, 0, AGG_MEAN },
+    { "k_probe_wait_max_us", "driver: longest probe lock wait (us)",
+      "kernel:probe_lock_wait_max_ns", 1e-3, 1, AGG_MAX },
+    { NULL }
+};
+
+/* Metrics an A/B verdict is given for, beyond lockups and timeouts */
+typedef struct VerdictSet {
+    const char *kind;
+    const char *ids[3];
+} VerdictSet;
+
+static const VerdictSet verdict_sets[] = {
+    { "map-unmap", { "ops_per_cpu_s", "unmap_p99_us" } },
+    { "unmap-storm", { "ops_per_cpu_s", "unmap_p99_us" } },
+    { "asid-flush", { "ops_per_cpu_s", "unmap_p99_us" } },
+    { "dma-bench", { "map_mean_us", "unmap_mean_us" } },
+    { "probe-storm", { "probe_ms", "vf_probe_max_us" } },
     { NULL }
 };
 
@@ -118,6 +177,8 @@ static const Chart charts[] = {
     { "probe-storm", { "vf_probe_p50_us", "vf_probe_mean_us",
                        "vf_probe_max_us" },
       "VF probe time (us, log scale)", TRUE, "probe_ms" },
+    { "asid-flush", { "unmap_p50_us", "unmap_p99_us", "unmap_max_us" },
+      "whole-IOTLB flush latency (us, log scale)", TRUE, "unmap_p99_us" },
     { NULL }
 };
 
@@ -129,6 +190,8 @@ static const Metric *workload_metrics(const char *kind)
         return dma_metrics;
     } else if (!strcmp(kind, "probe-storm")) {
         return probe_metrics;
+    } else if (!strcmp(kind, "asid-flush")) {
+        return flush_metrics;
     }
     return NULL;
 }
@@ -190,6 +253,8 @@ static double run_value(JsonObject *run, const Metric *m)
         v = num_member(member_obj(run, "stats"), key);
     } else if (g_str_has_prefix(m->src, "run:")) {
         v = num_member(run, key);
+    } else if (g_str_has_prefix(m->src, "kernel:")) {
+        v = num_member(member_obj(run, "kernel"), key);
     } else if (!strcmp(m->src, "calc:mean-sync-wait")) {
         JsonObject *st = member_obj(run, "stats");
         double n = num_member(st, "syncs");
@@ -236,40 +301,62 @@ static gboolean run_matches(JsonObject *run, const Column *c,
     return !strcmp(rp, point);
 }
 
+/*
+ * A run counts towards its cell when it ended ok, or when it showed a
+ * soft lockup or timeout: that is evidence even if the run then failed.
+ */
+static gboolean run_counts(JsonObject *run)
+{
+    return !strcmp(json_object_get_string_member(run, "verdict"), "ok") ||
+           json_object_get_int_member_with_default(run, "soft_lockups", 0) ||
+           json_object_get_int_member_with_default(run, "cmdq_timeouts", 0) ||
+           json_object_get_int_member_with_default(run, "cmd_sync_timeouts", 0);
+}
+
+/* Metric @m of every counting run of column @c at sweep @point */
+static GArray *values_of(JsonArray *runs, const Metric *m, const Column *c,
+                         const char *point)
+{
+    GArray *v = g_array_new(FALSE, FALSE, sizeof(double));
+    guint i;
+
+    for (i = 0; i < json_array_get_length(runs); i++) {
+        JsonObject *run = json_array_get_object_element(runs, i);
+        double x;
+
+        if (!run_matches(run, c, point) || !run_counts(run)) {
+            continue;
+        }
+        x = run_value(run, m);
+        if (!isnan(x)) {
+            g_array_append_val(v, x);
+        }
+    }
+    return v;
+}
+
 /* Aggregate metric @m over the runs of column @c at sweep @point */
 static double aggregate(JsonArray *runs, const Metric *m, const Column *c,
                         const char *point, guint *nruns)
 {
-    double acc = NAN;
-    guint i, n = 0;
+    g_autoptr(GArray) v = values_of(runs, m, c, point);
+    SmmulabSummary s;
 
-    for (i = 0; i < json_array_get_length(runs); i++) {
-        JsonObject *run = json_array_get_object_element(runs, i);
-        double v;
-
-        if (!run_matches(run, c, point)) {
-            continue;
-        }
-        v = run_value(run, m);
-        if (isnan(v)) {
-            continue;
-        }
-        if (!n) {
-            acc = v;
-        } else if (m->agg == AGG_MAX) {
-            acc = MAX(acc, v);
-        } else {
-            acc += v;
-        }
-        n++;
-    }
-    if (n && m->agg == AGG_MEAN) {
-        acc /= n;
-    }
+    smmulab_summarize((double *)v->data, v->len, &s);
     if (nruns) {
-        *nruns = n;
+        *nruns = v->len;
     }
-    return acc;
+    return m->agg == AGG_SUM ? s.sum : m->agg == AGG_MAX ? s.max : s.mean;
+}
+
+static guint count_positive(GArray *v)
+{
+    guint i, k = 0;
+
+    for (i = 0; i < v->len; i++) {
+        k += g_array_index(v, double, i) > 0;
+    }
+    return k;
 }
 
 static char *fmt(double v, int decimals)
@@ -389,7 +476,7 @@ static void text_row(GString *t, const char *label, GPtrArray *cells,
         if (i == split && split) {
             g_string_append(t, " |");
         }
-        g_string_append_printf(t, " %15s", (char *)g_ptr_array_index(cells, i));
+        g_string_append_printf(t, " %21s", (char *)g_ptr_array_index(cells, i));
     }
     g_string_append_c(t, '\n');
 }
@@ -617,6 +704,52 @@ static char *svg_chart(JsonObject *sc, JsonArray *runs, GPtrArray *cols,
 
 /* ---- the text table and JSON ---- */
 
+/*
+ * One cell: for counts "total (k/n)", k the runs with any; else the mean,
+ * and the range when there are several runs.  The JSON gets all of it.
+ */
+static char *cell(JsonBuilder *b, const Metric *m, GArray *v)
+{
+    SmmulabSummary s;
+    g_autofree char *mean = NULL, *lo = NULL, *hi = NULL;
+
+    smmulab_summarize((double *)v->data, v->len, &s);
+    if (b) {
+        json_builder_begin_object(b);
+        json_builder_set_member_name(b, "n");
+        json_builder_add_int_value(b, s.n);
+        if (s.n) {
+            json_builder_set_member_name(b, "mean");
+            json_builder_add_double_value(b, s.mean);
+            json_builder_set_member_name(b, "min");
+            json_builder_add_double_value(b, s.min);
+            json_builder_set_member_name(b, "max");
+            json_builder_add_double_value(b, s.max);
+            if (m->agg == AGG_SUM) {
+                json_builder_set_member_name(b, "total");
+                json_builder_add_double_value(b, s.sum);
+                json_builder_set_member_name(b, "runs_with");
+                json_builder_add_int_value(b, count_positive(v));
+            }
+        }
+        json_builder_end_object(b);
+    }
+    if (!s.n) {
+        return g_strdup("-");
+    }
+    if (m->agg == AGG_SUM) {
+        return g_strdup_printf("%.*f (%u/%u)", m->decimals, s.sum,
+                               count_positive(v), (guint)s.n);
+    }
+    mean = fmt(s.mean, m->decimals);
+    if (s.n == 1 || s.min == s.max) {
+        return g_steal_pointer(&mean);
+    }
+    lo = fmt(s.min, m->decimals);
+    hi = fmt(s.max, m->decimals);
+    return g_strdup_printf("%s [%s..%s]", mean, lo, hi);
+}
+
 static void add_table(GString *t, JsonBuilder *b, JsonArray *runs,
                       GPtrArray *cols, const Metric *list, const char *point)
 {
@@ -645,16 +778,11 @@ static void add_table(GString *t, JsonBuilder *b, JsonArray *runs,
         json_builder_begin_object(b);
         for (c = 0; c < cols->len; c++) {
             Column *col = g_ptr_array_index(cols, c);
-            double v = aggregate(runs, &list[i], col, point, NULL);
+            g_autoptr(GArray) v = values_of(runs, &list[i], col, point);
 
-            g_ptr_array_add(cells, fmt(v, list[i].decimals));
             json_builder_set_member_name(b, col->name);
-            if (isnan(v)) {
-                json_builder_add_null_value(b);
-            } else {
-                json_builder_add_double_value(b, v);
-                any = TRUE;
-            }
+            g_ptr_array_add(cells, cell(b, &list[i], v));
+            any |= v->len > 0;
         }
         json_builder_end_object(b);
         json_builder_end_object(b);
@@ -718,11 +846,336 @@ static void sweep_summary(GString *t, JsonObject *sc, JsonArray *runs,
                 if (col->control && !split) {
                     split = c;
                 }
-                g_ptr_array_add(cells, fmt(aggregate(runs, m, col, pt, NULL),
-                                           m->decimals));
+                g_autoptr(GArray) v = values_of(runs, m, col, pt);
+
+                g_ptr_array_add(cells, cell(NULL, m, v));
             }
             text_row(t, label, cells, cols->len, split);
         }
+        g_string_append_c(t, '\n');
+    }
+}
+
+/* ---- verdicts, control and evidence ---- */
+
+static const Column *find_column(GPtrArray *cols, const char *variant)
+{
+    guint c;
+
+    for (c = 0; c < cols->len; c++) {
+        const Column *col = g_ptr_array_index(cols, c);
+
+        if (!col->control && !strcmp(col->variant, variant)) {
+            return col;
+        }
+    }
+    return NULL;
+}
+
+/* Runs of @c at @point that count, and how many of them had @what > 0 */
+static void runs_with(JsonArray *runs, const Column *c, const char *point,
+                      gboolean timeouts, guint *k, guint *n)
+{
+    guint i;
+
+    *k = *n = 0;
+    for (i = 0; i < json_array_get_length(runs); i++) {
+        JsonObject *r = json_array_get_object_element(runs, i);
+        gint64 x;
+
+        if (!run_matches(r, c, point) || !run_counts(r)) {
+            continue;
+        }
+        x = timeouts ?
+            json_object_get_int_member_with_default(r, "cmdq_timeouts", 0) +
+            json_object_get_int_member_with_default(r, "cmd_sync_timeouts", 0) :
+            json_object_get_int_member_with_default(r, "soft_lockups", 0);
+        (*n)++;
+        *k += x > 0;
+    }
+}
+
+static void verdict_json(JsonBuilder *b, const char *point, const char *var,
+                         const char *base, const char *metric,
+                         const char *test, double p, gboolean differs,
+                         const char *text)
+{
+    json_builder_begin_object(b);
+    if (point) {
+        json_builder_set_member_name(b, "point");
+        json_builder_add_string_value(b, point);
+    }
+    json_builder_set_member_name(b, "variant");
+    json_builder_add_string_value(b, var);
+    json_builder_set_member_name(b, "baseline");
+    json_builder_add_string_value(b, base);
+    json_builder_set_member_name(b, "metric");
+    json_builder_add_string_value(b, metric);
+    json_builder_set_member_name(b, "test");
+    json_builder_add_string_value(b, test);
+    json_builder_set_member_name(b, "p");
+    json_builder_add_double_value(b, p);
+    json_builder_set_member_name(b, "differs");
+    json_builder_add_boolean_value(b, differs);
+    json_builder_set_member_name(b, "text");
+    json_builder_add_string_value(b, text);
+    json_builder_end_object(b);
+}
+
+/* "different", or why not */
+static char *judgement(double p, double min_p, guint na, guint nb)
+{
+    if (p < ALPHA) {
+        return g_strdup("DIFFERENT");
+    }
+    if (min_p >= ALPHA) {
+        return g_strdup_printf("not distinguishable at n=%u+%u (no outcome "
+                               "could reach p<%.2f)", na, nb, ALPHA);
+    }
+    return g_strdup_printf("not distinguishable at n=%u+%u", na, nb);
+}
+
+static gboolean count_verdict(GString *t, JsonBuilder *b, JsonArray *runs,
+                              const Column *var, const Column *base,
+                              const char *point, const char *label,
+                              gboolean timeouts)
+{
+    const char *what = timeouts ? "runs with a CMDQ or CMD_SYNC timeout"
+                                : "runs with a soft lockup";
+    guint ka, na, kb, nb;
+    double p, min_p;
+    g_autofree char *j = NULL, *line = NULL;
+
+    runs_with(runs, var, point, timeouts, &ka, &na);
+    runs_with(runs, base, point, timeouts, &kb, &nb);
+    if (!na || !nb) {
+        return FALSE;
+    }
+    p = smmulab_fisher_exact(ka, na, kb, nb);
+    min_p = MIN(smmulab_fisher_exact(0, na, nb, nb),
+                smmulab_fisher_exact(na, na, 0, nb));
+    j = !ka && !kb ? g_strdup("none in either") : judgement(p, min_p, na, nb);
+    line = g_strdup_printf("%s%s%s%s vs %s: %s %u/%u vs %u/%u (Fisher p=%.3f): %s",
+                           label ? "[" : "", label ? label : "",
+                           label ? "] " : "", var->variant, base->variant,
+                           what, ka, na, kb, nb, p, j);
+    g_string_append_printf(t, "  %s\n", line);
+    verdict_json(b, point, var->variant, base->variant,
+                 timeouts ? "runs_with_timeout" : "runs_with_soft_lockup",
+                 "fisher", p, p < ALPHA, line);
+    return TRUE;
+}
+
+static void metric_verdict(GString *t, JsonBuilder *b, JsonArray *runs,
+                           const Metric *m, const Column *var,
+                           const Column *base, const char *point,
+                           const char *label)
+{
+    g_autoptr(GArray) va = values_of(runs, m, var, point);
+    g_autoptr(GArray) vb = values_of(runs, m, base, point);
+    g_autofree char *j = NULL, *line = NULL, *change = NULL;
+    double p, d, lo, hi;
+
+    if (!va->len || !vb->len) {
+        return;
+    }
+    p = smmulab_mann_whitney((double *)va->data, va->len,
+                             (double *)vb->data, vb->len, NULL);
+    d = smmulab_change_pct((double *)vb->data, vb->len, (double *)va->data,
+                           va->len, 0.95, BOOT_ITERS, &lo, &hi);
+    if (isnan(d)) {
+        change = g_strdup("(baseline mean 0)");
+    } else if (va->len > 1 && vb->len > 1) {
+        change = g_strdup_printf("%+.1f%% [%+.1f%%, %+.1f%%]", d, lo, hi);
+    } else {
+        change = g_strdup_printf("%+.1f%% (one run: no interval)", d);
+    }
+    j = judgement(p, smmulab_mann_whitney_min_p(va->len, vb->len), va->len,
+                  vb->len);
+    line = g_strdup_printf("%s%s%s%s vs %s: %s %s (Mann-Whitney p=%.3f): %s",
+                           label ? "[" : "", label ? label : "",
+                           label ? "] " : "", var->variant, base->variant,
+                           m->label, change, p, j);
+    g_string_append_printf(t, "  %s\n", line);
+    verdict_json(b, point, var->variant, base->variant, m->id, "mann-whitney",
+                 p, p < ALPHA, line);
+}
+
+/*
+ * Every variant against the baseline, at every sweep point: runs with a
+ * soft lockup, runs with a timeout, and the workload's main figures.
+ */
+static void verdicts(GString *t, JsonBuilder *b, JsonObject *sc,
+                     JsonArray *runs, GPtrArray *cols, const char *kind,
+                     JsonArray *points)
+{
+    const char *bname = json_object_get_string_member_with_default(sc,
+                                                                   "baseline",
+                                                                   NULL);
+    const Column *base;
+    const VerdictSet *vs = NULL;
+    guint np = points ? json_array_get_length(points) : 0, p, c, i;
+
+    json_builder_set_member_name(b, "verdicts");
+    json_builder_begin_array(b);
+    if (!bname) {
+        JsonArray *vars = json_object_get_array_member(sc, "variants");
+
+        bname = json_object_get_string_member(
+            json_array_get_object_element(vars, 0), "name");
+    }
+    base = find_column(cols, bname);
+    for (i = 0; verdict_sets[i].kind; i++) {
+        if (!strcmp(verdict_sets[i].kind, kind)) {
+            vs = &verdict_sets[i];
+        }
+    }
+    g_string_append_printf(t, "verdicts (against %s; Fisher's exact test on "
+                           "runs, Mann-Whitney U on per-run values, change "
+                           "of the mean with a 95%% bootstrap interval; "
+                           "p<%.2f is DIFFERENT):\n", bname, ALPHA);
+    if (!base || cols->len < 2) {
+        g_string_append(t, "  none: no other variant ran beside the baseline\n");
+    }
+    for (p = 0; base && p < (np ? np : 1); p++) {
+        const char *pt = np ? json_array_get_string_element(points, p) : NULL;
+        g_autofree char *label = pt ? g_strdup_printf("%s=%s",
+            json_object_get_string_member(sc, "sweep_key"), pt) : NULL;
+
+        for (c = 0; c < cols->len; c++) {
+            const Column *col = g_ptr_array_index(cols, c);
+
+            if (col->control || col == base) {
+                continue;
+            }
+            if (!count_verdict(t, b, runs, col, base, pt, label, FALSE)) {
+                g_string_append_printf(t, "  %s%s%s%s vs %s: nothing to "
+                                       "compare: no run of one of them "
+                                       "counts (each failed without a "
+                                       "lockup or timeout)\n",
+                                       label ? "[" : "", label ? label : "",
+                                       label ? "] " : "", col->variant,
+                                       base->variant);
+                continue;
+            }
+            count_verdict(t, b, runs, col, base, pt, label, TRUE);
+            for (i = 0; vs && i < G_N_ELEMENTS(vs->ids) && vs->ids[i]; i++) {
+                metric_verdict(t, b, runs, find_metric(kind, vs->ids[i]), col,
+                               base, pt, label);
+            }
+        }
+    }
+    json_builder_end_array(b);
+    g_string_append_c(t, '\n');
+}
+
+/* Why the control does not stand, or NULL when it is clean */
+static char *control_problems(JsonArray *runs, guint *nctl)
+{
+    g_autoptr(GString) why = g_string_new(NULL);
+    guint i;
+
+    *nctl = 0;
+    for (i = 0; i < json_array_get_length(runs); i++) {
+        JsonObject *r = json_array_get_object_element(runs, i);
+        const char *verdict = json_object_get_string_member(r, "verdict");
+        gint64 sl = json_object_get_int_member_with_default(r, "soft_lockups", 0);
+        gint64 to = json_object_get_int_member_with_default(r, "cmdq_timeouts", 0) +
+            json_object_get_int_member_with_default(r, "cmd_sync_timeouts", 0);
+        const char *pt = json_object_get_string_member_with_default(r, "point",
+                                                                    "");
+
+        if (!json_object_get_boolean_member(r, "control")) {
+            continue;
+        }
+        (*nctl)++;
+        if (strcmp(verdict, "ok")) {
+            g_string_append_printf(why, "%scontrol:%s%s%s rep %" G_GINT64_FORMAT
+                                   " ended %s", why->len ? "; " : "",
+                                   json_object_get_string_member(r, "variant"),
+                                   pt[0] ? " at " : "", pt,
+                                   json_object_get_int_member(r, "rep"),
+                                   verdict);
+        }
+        if (sl || to) {
+            g_string_append_printf(why, "%scontrol:%s%s%s rep %" G_GINT64_FORMAT
+                                   " had %" G_GINT64_FORMAT " soft lockup(s) "
+                                   "and %" G_GINT64_FORMAT " timeout(s)",
+                                   why->len ? "; " : "",
+                                   json_object_get_string_member(r, "variant"),
+                                   pt[0] ? " at " : "", pt,
+                                   json_object_get_int_member(r, "rep"),
+                                   sl, to);
+        }
+    }
+    if (!*nctl) {
+        return g_strdup("no control run was recorded");
+    }
+    return why->len ? g_string_free(g_steal_pointer(&why), FALSE) : NULL;
+}
+
+/* Every run with a soft lockup or timeout, with its first report and log */
+static void evidence(GString *t, JsonArray *runs)
+{
+    guint i, shown = 0;
+
+    for (i = 0; i < json_array_get_length(runs); i++) {
+        JsonObject *r = json_array_get_object_element(runs, i);
+        gint64 sl = json_object_get_int_member_with_default(r, "soft_lockups", 0);
+        gint64 cq = json_object_get_int_member_with_default(r, "cmdq_timeouts", 0);
+        gint64 cs = json_object_get_int_member_with_default(r, "cmd_sync_timeouts", 0);
+        const char *pt = json_object_get_string_member_with_default(r, "point",
+                                                                    "");
+        g_autoptr(GString) cpus = g_string_new(NULL);
+
+        if (!sl && !cq && !cs) {
+            continue;
+        }
+        if (!shown++) {
+            g_string_append(t, "evidence (every run with a soft lockup or "
+                            "timeout):\n");
+        }
+        if (json_object_has_member(r, "lockup_cpus")) {
+            JsonObject *lc = json_object_get_object_member(r, "lockup_cpus");
+            g_autoptr(GList) keys = json_object_get_members(lc);
+            GList *l;
+
+            for (l = keys; l; l = l->next) {
+                gint64 k = json_object_get_int_member(lc, l->data);
+
+                g_string_append_printf(cpus, "%sCPU#%s", cpus->len ? ", " : "",
+                                       (char *)l->data);
+                if (k > 1) {
+                    g_string_append_printf(cpus, " x%" G_GINT64_FORMAT, k);
+                }
+            }
+        }
+        g_string_append_printf(t, "  %s%s%s%s rep %" G_GINT64_FORMAT ": %"
+                               G_GINT64_FORMAT " soft lockup(s)%s%s%s, %"
+                               G_GINT64_FORMAT " CMDQ and %" G_GINT64_FORMAT
+                               " CMD_SYNC timeout(s)%s\n",
+                               json_object_get_boolean_member(r, "control") ?
+                                   "control:" : "",
+                               json_object_get_string_member(r, "variant"),
+                               pt[0] ? " at " : "", pt,
+                               json_object_get_int_member(r, "rep"), sl,
+                               cpus->len ? " (" : "", cpus->str,
+                               cpus->len ? ")" : "", cq, cs,
+                               json_object_get_boolean_member_with_default(
+                                   r, "timeouts_exact", FALSE) ?
+                                   " (counted by the kernel)" :
+                                   " (console lines: at least this many)");
+        if (json_object_has_member(r, "first_lockup")) {
+            g_string_append_printf(t, "    first: \"%s\"%s%s\n",
+                json_object_get_string_member(r, "first_lockup"),
+                json_object_has_member(r, "first_lockup_fn") ? " in " : "",
+                json_object_get_string_member_with_default(r, "first_lockup_fn",
+                                                           ""));
+        }
+        g_string_append_printf(t, "    log: %s\n",
+                               json_object_get_string_member(r, "log"));
+    }
+    if (shown) {
         g_string_append_c(t, '\n');
     }
 }
@@ -743,20 +1196,24 @@ char *smmulab_report_write(JsonNode *doc, const char *dir, GError **err)
     GString *t = g_string_new(NULL);
     g_autofree char *det = NULL, *svg = NULL, *json = NULL;
     g_autofree char *p_txt = NULL, *p_json = NULL, *p_svg = NULL;
-    guint i, nrun = json_array_get_length(runs), nok = 0, ctl_lockups = 0;
-    gboolean reliable;
+    guint i, nrun = json_array_get_length(runs), nok = 0, nctl = 0;
+    guint nexact = 0, ncounted = 0;
+    gboolean reliable, has_control = json_object_get_boolean_member(sc,
+                                                                    "control");
+    g_autofree char *ctl_why = NULL;
 
     for (i = 0; i < nrun; i++) {
         JsonObject *r = json_array_get_object_element(runs, i);
 
         nok += !strcmp(json_object_get_string_member(r, "verdict"), "ok");
-        if (json_object_get_boolean_member(r, "control")) {
-            ctl_lockups += json_object_get_int_member(r, "soft_lockups") +
-                           json_object_get_int_member(r, "cmdq_timeouts") +
-                           json_object_get_int_member(r, "cmd_sync_timeouts");
+        if (run_counts(r)) {
+            ncounted++;
+            nexact += json_object_get_boolean_member_with_default(
+                r, "timeouts_exact", FALSE);
         }
     }
-    reliable = ctl_lockups == 0;
+    ctl_why = control_problems(runs, &nctl);
+    reliable = has_control && !ctl_why;
 
     json_builder_begin_object(b);
     json_builder_set_member_name(b, "scenario");
@@ -764,7 +1221,17 @@ char *smmulab_report_write(JsonNode *doc, const char *dir, GError **err)
                                                                     "scenario")));
     det = determinism(sc, runs, b);
     json_builder_set_member_name(b, "reliable");
-    json_builder_add_boolean_value(b, reliable);
+    if (has_control) {
+        json_builder_add_boolean_value(b, reliable);
+    } else {
+        json_builder_add_null_value(b);
+    }
+    json_builder_set_member_name(b, "control_problems");
+    if (has_control && ctl_why) {
+        json_builder_add_string_value(b, ctl_why);
+    } else {
+        json_builder_add_null_value(b);
+    }
     json_builder_set_member_name(b, "runs_ok");
     json_builder_add_int_value(b, nok);
     json_builder_set_member_name(b, "runs_total");
@@ -787,15 +1254,29 @@ char *smmulab_report_write(JsonNode *doc, const char *dir, GError **err)
                            json_object_get_string_member(sc, "machine"));
     g_string_append_printf(t, "  runs: %u of %u ok\n", nok, nrun);
     g_string_append_printf(t, "  deterministic: %s\n", det);
-    if (json_object_get_boolean_member(sc, "control")) {
+    if (has_control && reliable) {
         g_string_append_printf(t, "  control (fast hardware: every cost 0, "
-                               "cmdqs=19, RIL on): %s\n", reliable ?
-                               "no lockup or timeout: the comparison stands" :
-                               "LOCKUPS OR TIMEOUTS ON FAST HARDWARE: the "
-                               "result is UNRELIABLE, do not blame a variant");
+                               "cmdqs=19, RIL on): clean: %u of %u control "
+                               "run(s) ok, no lockup or timeout: the "
+                               "comparison stands\n", nctl, nctl);
+    } else if (has_control) {
+        g_string_append_printf(t, "  control (fast hardware: every cost 0, "
+                               "cmdqs=19, RIL on): UNRELIABLE: %s: the "
+                               "comparison is unreliable, do not blame a "
+                               "variant\n", ctl_why);
     } else {
-        g_string_append(t, "  control: not run\n");
+        g_string_append(t, "  control: not run: nothing shows that the host "
+                        "itself does not stall the guest\n");
     }
+    g_string_append_printf(t, "  timeouts: %s\n",
+                           !ncounted ? "no run to count" :
+                           nexact == ncounted ?
+                           "counted by the kit kernel, rate-limited messages "
+                           "included (exact)" :
+                           nexact ? "exact where the kernel counted, console "
+                           "lines elsewhere (at least)" :
+                           "console lines only (at least: the kernel rate "
+                           "limits them)");
     for (i = 0; i < nrun; i++) {
         JsonObject *r = json_array_get_object_element(runs, i);
 
@@ -815,6 +1296,8 @@ char *smmulab_report_write(JsonNode *doc, const char *dir, GError **err)
         }
     }
     g_string_append_c(t, '\n');
+    verdicts(t, b, sc, runs, cols, kind, points);
+    evidence(t, runs);
 
     json_builder_set_member_name(b, "columns");
     json_builder_begin_array(b);

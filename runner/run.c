@@ -31,6 +31,9 @@ void smmulab_run_free(SmmulabRun *r)
     }
     g_free(r->verdict);
     g_free(r->detail);
+    g_free(r->first_lockup);
+    g_free(r->first_lockup_fn);
+    g_array_unref(r->lockup_cpus);
     g_ptr_array_unref(r->results);
     if (r->stats) {
         json_node_unref(r->stats);
@@ -167,6 +170,101 @@ GPtrArray *smmulab_run_argv(const SmmulabRunSpec *spec, const char *qmp_sock,
     return argv;
 }
 
+SmmulabRun *smmulab_run_new(void)
+{
+    SmmulabRun *r = g_new0(SmmulabRun, 1);
+
+    r->results = g_ptr_array_new_with_free_func(g_free);
+    r->lockup_cpus = g_array_new(FALSE, TRUE, sizeof(guint));
+    return r;
+}
+
+/* @line without a leading "[   12.345678] " */
+static const char *untimed(const char *line)
+{
+    const char *p = line;
+
+    if (*p == '[') {
+        p = strchr(p, ']');
+        if (!p) {
+            return line;
+        }
+        p++;
+        while (*p == ' ') {
+            p++;
+        }
+        return p;
+    }
+    return line;
+}
+
+void smmulab_run_scan_console(SmmulabRun *r, const char *line)
+{
+    const char *p;
+
+    if ((p = strstr(line, "BUG: soft lockup"))) {
+        const char *cpu = strstr(p, "CPU#");
+
+        r->soft_lockups++;
+        if (cpu) {
+            guint64 c = g_ascii_strtoull(cpu + 4, NULL, 10);
+
+            if (c < 4096) {
+                if (c >= r->lockup_cpus->len) {
+                    g_array_set_size(r->lockup_cpus, c + 1);
+                }
+                g_array_index(r->lockup_cpus, guint, c)++;
+            }
+        }
+        if (!r->first_lockup) {
+            r->first_lockup = g_strdup(untimed(line));
+        }
+    } else if (r->first_lockup && !r->first_lockup_fn &&
+               (p = strstr(line, "pc : "))) {
+        /* "pc : arm_smmu_cmdq_issue_cmdlist+0x2a4/0x6c8" */
+        r->first_lockup_fn = g_strndup(p + 5, strcspn(p + 5, "+ \r\n"));
+    }
+    if (strstr(line, "CMDQ timeout")) {
+        r->cmdq_timeouts_printed++;
+    }
+    if (strstr(line, "CMD_SYNC timeout")) {
+        r->cmd_sync_timeouts_printed++;
+    }
+    /* "arm_smmu_cmdq_issue_cmdlist: 5 callbacks suppressed" */
+    if ((p = strstr(line, " callbacks suppressed")) &&
+        strstr(line, "arm_smmu_")) {
+        const char *q = p;
+
+        while (q > line && g_ascii_isdigit(q[-1])) {
+            q--;
+        }
+        r->suppressed += g_ascii_strtoull(q, NULL, 10);
+    }
+    r->cmdq_timeouts = r->cmdq_timeouts_printed;
+    r->cmd_sync_timeouts = r->cmd_sync_timeouts_printed;
+}
+
+void smmulab_run_settle_counts(SmmulabRun *r)
+{
+    char a[32], b[32];
+    const char *cq = smmulab_result_get(r->results, "kernel-counters ",
+                                        "cmdq_timeouts", a, sizeof(a));
+    const char *cs = smmulab_result_get(r->results, "kernel-counters ",
+                                        "cmd_sync_timeouts", b, sizeof(b));
+
+    r->cmdq_timeouts = r->cmdq_timeouts_printed;
+    r->cmd_sync_timeouts = r->cmd_sync_timeouts_printed;
+    r->timeouts_exact = FALSE;
+    if (cq && cs) {
+        /* The kernel counts every one, printed or suppressed */
+        r->cmdq_timeouts = MAX(r->cmdq_timeouts,
+                               (guint)g_ascii_strtoull(cq, NULL, 10));
+        r->cmd_sync_timeouts = MAX(r->cmd_sync_timeouts,
+                                   (guint)g_ascii_strtoull(cs, NULL, 10));
+        r->timeouts_exact = TRUE;
+    }
+}
+
 typedef struct Watch {
     SmmulabRun *r;
     GString *partial;
@@ -191,15 +289,7 @@ static void scan_line(Watch *w, char *line)
         }
         return;
     }
-    if (strstr(line, "soft lockup")) {
-        r->soft_lockups++;
-    }
-    if (strstr(line, "CMDQ timeout")) {
-        r->cmdq_timeouts++;
-    }
-    if (strstr(line, "CMD_SYNC timeout")) {
-        r->cmd_sync_timeouts++;
-    }
+    smmulab_run_scan_console(r, line);
     if (strstr(line, "Kernel panic") && !w->panic) {
         w->panic = TRUE;
         w->panic_line = g_strdup(line);
@@ -335,8 +425,7 @@ SmmulabRun *smmulab_run_boot(const SmmulabRunSpec *spec, GError **err)
     }
     close(pipefd[1]);
 
-    r = g_new0(SmmulabRun, 1);
-    r->results = g_ptr_array_new_with_free_func(g_free);
+    r = smmulab_run_new();
     w.r = r;
     w.partial = g_string_new(NULL);
     w.cap = spec->console_cap ? spec->console_cap : 64 << 20;
@@ -420,6 +509,7 @@ SmmulabRun *smmulab_run_boot(const SmmulabRunSpec *spec, GError **err)
         scan_line(&w, w.partial->str);
     }
     g_string_free(w.partial, TRUE);
+    smmulab_run_settle_counts(r);
     close(w.log_fd);
     smmulab_qmp_close(qmp);
     unlink(sock);

@@ -29,9 +29,16 @@ typedef struct SmmulabRun {
     char *verdict;              /* ok error skipped panic timeout qemu-failed no-result */
     char *detail;               /* one line on what went wrong, or NULL */
     double wall_s;
-    guint soft_lockups;
-    guint cmdq_timeouts;
+    guint soft_lockups;         /* "BUG: soft lockup" reports */
+    GArray *lockup_cpus;        /* guint reports per CPU number */
+    char *first_lockup;         /* the first report, without its time */
+    char *first_lockup_fn;      /* the function of its "pc : " line */
+    guint cmdq_timeouts;        /* the kernel's count when it has one */
     guint cmd_sync_timeouts;
+    gboolean timeouts_exact;    /* counted by the kernel, not the console */
+    guint cmdq_timeouts_printed;        /* console lines */
+    guint cmd_sync_timeouts_printed;
+    guint suppressed;           /* "callbacks suppressed" in the driver */
     gboolean flood;             /* console output over the cap */
     guint64 console_bytes;
     GPtrArray *results;         /* RESULT lines, without "RESULT " */
@@ -46,6 +53,12 @@ GPtrArray *smmulab_run_argv(const SmmulabRunSpec *spec, const char *qmp_sock,
 SmmulabRun *smmulab_run_boot(const SmmulabRunSpec *spec, GError **err);
 void smmulab_run_free(SmmulabRun *r);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(SmmulabRun, smmulab_run_free)
+
+/* Scan one console line (no newline) into @r, as a live run does */
+void smmulab_run_scan_console(SmmulabRun *r, const char *line);
+/* After the last line: counts from the kernel's counters, if it printed them */
+void smmulab_run_settle_counts(SmmulabRun *r);
+SmmulabRun *smmulab_run_new(void);
 
 /* key=value of the first RESULT line that has @key (and @with, if set) */
 const char *smmulab_result_get(GPtrArray *results, const char *with,

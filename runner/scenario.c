@@ -116,12 +116,14 @@ gboolean smmulab_scenario_check_value(const char *file, const char *group,
                        "not a number of seconds in 10..86400");
         } else if (!strcmp(key, "control") && parse_bool(v) < 0) {
             return bad(err, file, group, key, v, "not on or off");
+        } else if (!strcmp(key, "baseline") && !is_token(v)) {
+            return bad(err, file, group, key, v, "not a variant name");
         } else if (strcmp(key, "name") && strcmp(key, "repeat") &&
                    strcmp(key, "timeout") && strcmp(key, "control") &&
-                   strcmp(key, "description")) {
+                   strcmp(key, "description") && strcmp(key, "baseline")) {
             return bad(err, file, group, key, v,
                        "unknown key (known: name, description, repeat, "
-                       "timeout, control)");
+                       "timeout, control, baseline)");
         }
     } else if (!strcmp(group, "machine")) {
         if (!strcmp(key, "cpus")) {
@@ -255,6 +257,9 @@ static void apply(SmmulabScenario *s, const Setting *st)
             s->timeout_s = to_uint(v);
         } else if (!strcmp(k, "control")) {
             s->control = parse_bool(v);
+        } else if (!strcmp(k, "baseline")) {
+            g_free(s->baseline);
+            s->baseline = g_strdup(v);
         }
     } else if (!strcmp(g, "machine")) {
         if (!strcmp(k, "cpus")) {
@@ -373,6 +378,7 @@ void smmulab_scenario_free(SmmulabScenario *s)
     g_free(s->initrd);
     g_free(s->append);
     g_free(s->workload);
+    g_free(s->baseline);
     g_free(s->sweep_group);
     g_free(s->sweep_key);
     g_ptr_array_unref(s->smmu);
@@ -447,6 +453,21 @@ SmmulabScenario *smmulab_scenario_load(const char *file,
                     "%s: [variants] lists no variant (NAME=kernel parameters)",
                     file);
         goto fail;
+    }
+
+    if (s->baseline) {
+        gboolean found = FALSE;
+
+        for (j = 0; j < s->variants->len; j++) {
+            found |= !strcmp(((SmmulabVariant *)
+                              g_ptr_array_index(s->variants, j))->name,
+                             s->baseline);
+        }
+        if (!found) {
+            bad(err, file, "scenario", "baseline", s->baseline,
+                "not one of the [variants]");
+            goto fail;
+        }
     }
 
     if (g_key_file_has_group(kf, "sweep")) {

@@ -37,6 +37,7 @@ typedef struct SmmulabScenario {
     GPtrArray *topology;        /* "key=value" topology overrides */
 
     GPtrArray *variants;        /* SmmulabVariant * */
+    char *baseline;             /* variant the others are judged against */
 
     char *sweep_group;          /* NULL: no sweep */
     char *sweep_key;

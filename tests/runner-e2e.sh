@@ -41,6 +41,40 @@ check "e2e: model counters in the table" grep -qE '^model: CMD_SYNCs +[1-9]' "$O
 check "e2e: progress shown" grep -q '^\[1/3\] fair rep 1 .*retired=' "$OUT/e2e.err"
 check "e2e: report names where it is" grep -q "^report: $OUT/e2e/report.txt" "$OUT/e2e.out"
 
+# Complete counts: more CMD_SYNC timeouts than the kernel prints, counted
+"$RUN" --build "$B" --out "$OUT/counts" tests/scenarios/counts.ini >"$OUT/counts.out" 2>"$OUT/counts.err"
+rc=$?
+check "counts: exit 0 (got $rc)" [ $rc = 0 ]
+if out=$(python3 - "$OUT/counts/runs.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))["runs"][0]
+res = {}
+for l in r["result_lines"]:
+    w = l.split()
+    if w[0] in ("kernel-counters-start", "kernel-counters"):
+        res[w[0]] = dict(kv.split("=") for kv in w[1:])
+ops = int(r["summary"]["ops"])
+during = int(res["kernel-counters"]["cmd_sync_timeouts"]) - \
+    int(res["kernel-counters-start"]["cmd_sync_timeouts"])
+secs = int(r["summary"]["elapsed_ns"]) / 1e9
+ok = (r["timeouts_exact"] and during == ops and ops > 10 and secs < 5 and
+      r["cmd_sync_timeouts"] == int(res["kernel-counters"]["cmd_sync_timeouts"]) and
+      r["cmd_sync_timeouts_printed"] < r["cmd_sync_timeouts"] and
+      r["suppressed"] > 0)
+print(f"{during} timeouts during {ops} flushes in {secs:.1f} s; run total "
+      f"{r['cmd_sync_timeouts']}, {r['cmd_sync_timeouts_printed']} printed, "
+      f"{r['suppressed']} reported suppressed")
+sys.exit(0 if ok else 1)
+PY
+); then
+    ok "counts: every timeout counted: $out"
+else
+    notok "counts: timeouts not counted exactly: $out"
+fi
+check "counts: report says the count is exact" grep -q '^  timeouts: counted by the kit kernel' "$OUT/counts.out"
+check "counts: evidence names the run and its log" \
+    grep -qE "^  fair rep 1: 0 soft lockup\(s\), 0 CMDQ and [0-9]+ CMD_SYNC timeout\(s\) \(counted by the kernel\)" "$OUT/counts.out"
+
 # kill the QEMU of the "killed" variant once it runs (SIGKILL: QEMU dies)
 ( for _ in $(seq 1 600); do
       if pkill -KILL -f 'smmulab[.]tag=killme'; then exit 0; fi

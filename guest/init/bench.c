@@ -8,6 +8,9 @@
  * unmap-storm  the same, with smmulab.size the chunk (default 2M) and
  *              smmulab.total what each thread maps before unmapping it all
  *              (default 64M)
+ * asid-flush   smmulab.threads, smmulab.seconds: every thread flushes the
+ *              device's whole IOTLB (TLBI by ASID + CMD_SYNC) in a loop;
+ *              a flush is an op, its latency is reported as unmap_*
  *
  * Results: ops/s in total and per thread, and the latency mean, p50, p99,
  * p99.9 and max of map and of unmap.
@@ -79,7 +82,8 @@ static void run_bench(const char *name, uint32_t mode)
 	p->threads = param_ulong("threads", cpus > 0 ? cpus : 1, 1,
 				 SMMULAB_BENCH_MAX_THREADS);
 	p->seconds = param_ulong("seconds", 5, 1, 3600);
-	p->size = param_size("size", mode == SMMULAB_BENCH_UNMAP_STORM ?
+	p->size = mode == SMMULAB_BENCH_ASID_FLUSH ? 4096 :
+		  param_size("size", mode == SMMULAB_BENCH_UNMAP_STORM ?
 			     2 << 20 : 4096, 4096, 64 << 20);
 	if (p->size % 4096)
 		fail("smmulab.size=%u is not a multiple of 4K", p->size);
@@ -96,9 +100,15 @@ static void run_bench(const char *name, uint32_t mode)
 	fd = open(BENCH_DEBUGFS, O_RDWR);
 	if (fd < 0)
 		fail("open %s: %s", BENCH_DEBUGFS, strerror(errno));
-	info("%s: %u thread(s), %u s, %u bytes per mapping%s", name,
-	     p->threads, p->seconds, p->size,
-	     mode == SMMULAB_BENCH_UNMAP_STORM ? ", unmapped after all are mapped" : "");
+	if (mode == SMMULAB_BENCH_ASID_FLUSH)
+		info("%s: %u thread(s), %u s, whole-IOTLB flushes", name,
+		     p->threads, p->seconds);
+	else
+		info("%s: %u thread(s), %u s, %u bytes per mapping%s", name,
+		     p->threads, p->seconds, p->size,
+		     mode == SMMULAB_BENCH_UNMAP_STORM ?
+		     ", unmapped after all are mapped" : "");
+	kernel_counters_report("-start");
 	if (ioctl(fd, SMMULAB_BENCH_RUN, &a))
 		fail("SMMULAB_BENCH_RUN: %s", strerror(errno));
 	close(fd);
@@ -122,11 +132,12 @@ static void run_bench(const char *name, uint32_t mode)
 	       (unsigned long long)r->elapsed_ns, (unsigned long long)total_ops,
 	       total_ops / secs, total_ops / secs / p->threads,
 	       min_ops / secs, max_ops / secs, (unsigned long long)r->errors);
-	print_latency("map", hist_map, r->map_sum_ns, r->map_max_ns);
+	if (mode != SMMULAB_BENCH_ASID_FLUSH)
+		print_latency("map", hist_map, r->map_sum_ns, r->map_max_ns);
 	print_latency("unmap", hist_unmap, r->unmap_sum_ns, r->unmap_max_ns);
 	printf("\n");
 	if (!total_ops)
-		fail("%s completed no map+unmap at all", name);
+		fail("%s completed no operation at all", name);
 }
 
 void workload_map_unmap(void)
@@ -137,4 +148,9 @@ void workload_map_unmap(void)
 void workload_unmap_storm(void)
 {
 	run_bench("unmap-storm", SMMULAB_BENCH_UNMAP_STORM);
+}
+
+void workload_asid_flush(void)
+{
+	run_bench("asid-flush", SMMULAB_BENCH_ASID_FLUSH);
 }

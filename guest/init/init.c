@@ -203,6 +203,8 @@ static const struct workload workloads[] = {
 	  workload_map_unmap },
 	{ "unmap-storm", "every CPU maps then unmaps large buffers in chunks (smmulab_bench)",
 	  workload_unmap_storm },
+	{ "asid-flush", "every CPU flushes the device's whole IOTLB in a loop (smmulab_bench)",
+	  workload_asid_flush },
 	{ "probe-storm", "SR-IOV PFs enable their VFs at once; VF IOMMU probe time",
 	  workload_probe_storm },
 	{ "none", "boot, report and power off", NULL },

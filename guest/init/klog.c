@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * smmulab guest init: lockup detector set-up and the kernel log summary that
- * closes every run (soft lockups, CMDQ and CMD_SYNC timeouts).
+ * closes every run (soft lockups, CMDQ and CMD_SYNC timeouts), and the kit
+ * kernel's own counters of CMDQ and probe lock waits, which are complete
+ * where the kernel log is rate limited.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/klog.h>
+#include <unistd.h>
 
 #include "smmulab-guest.h"
 
@@ -43,6 +46,31 @@ static unsigned int count(const char *log, const char *what)
 	return n;
 }
 
+/* "name value" lines of a debugfs counter file, as " name=value" */
+static void print_counters(const char *path)
+{
+	char name[64];
+	unsigned long long v;
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return;
+	while (fscanf(f, "%63s %llu", name, &v) == 2)
+		printf(" %s=%llu", name, v);
+	fclose(f);
+}
+
+void kernel_counters_report(const char *when)
+{
+	if (access("/sys/kernel/debug/arm-smmu-v3-cmdq", R_OK) &&
+	    access("/sys/kernel/debug/iommu-probe-lock", R_OK))
+		return;
+	printf("RESULT kernel-counters%s", when);
+	print_counters("/sys/kernel/debug/arm-smmu-v3-cmdq");
+	print_counters("/sys/kernel/debug/iommu-probe-lock");
+	printf("\n");
+}
+
 void kernel_log_report(void)
 {
 	int size = klogctl(SYSLOG_ACTION_SIZE_BUFFER, NULL, 0);
@@ -62,4 +90,5 @@ void kernel_log_report(void)
 	       count(log, "soft lockup"), count(log, "CMDQ timeout"),
 	       count(log, "CMD_SYNC timeout"));
 	free(log);
+	kernel_counters_report("");
 }

@@ -38,11 +38,14 @@ const char *pci_bench_device(const char *driver);
 /* kernel log (klog.c) */
 void watchdog_setup(void);
 void kernel_log_report(void);
+/* RESULT kernel-counters[WHEN]: the kit kernel's CMDQ and probe lock counters */
+void kernel_counters_report(const char *when);
 
 /* workloads */
 void workload_dma_bench(void);
 void workload_map_unmap(void);
 void workload_unmap_storm(void);
+void workload_asid_flush(void);
 void workload_probe_storm(void);
 
 #endif

@@ -13,6 +13,10 @@
  *   unmaps them all, and again until SECONDS are up.  Without range
  *   invalidation, unmapping a 2 MiB chunk of 4 KiB pages takes 512 TLBI
  *   commands and a CMD_SYNC.
+ * - asid-flush: each kthread flushes the device's whole IOTLB (on SMMUv3:
+ *   one TLBI by ASID and a CMD_SYNC) over and over, as SVA does for every
+ *   invalidation of 2 MiB or more without range invalidation.  The flush
+ *   time is recorded as the unmap time, a flush counts as one op.
  *
  * Every map and every unmap is timed into a histogram, per thread, merged
  * at the end.
@@ -20,6 +24,7 @@
 #include <linux/debugfs.h>
 #include <linux/delay.h>
 #include <linux/dma-mapping.h>
+#include <linux/iommu.h>
 #include <linux/kthread.h>
 #include <linux/module.h>
 #include <linux/pci.h>
@@ -74,6 +79,22 @@ static int build_sgt(struct sg_table *sgt, struct page **pages,
 	return 0;
 }
 
+static void flush_loop(struct bench_thread *t)
+{
+	struct bench_run *run = t->run;
+	struct iommu_domain *dom = iommu_get_domain_for_dev(run->dev);
+
+	while (!kthread_should_stop() && ktime_get_ns() < run->deadline_ns) {
+		u64 t0 = ktime_get_ns(), t1;
+
+		iommu_flush_iotlb_all(dom);
+		t1 = ktime_get_ns();
+		record(t->hist_unmap, &t->unmap_sum, &t->unmap_max, t1 - t0);
+		t->ops++;
+		cond_resched();
+	}
+}
+
 static int bench_thread_fn(void *data)
 {
 	struct bench_thread *t = data;
@@ -83,6 +104,10 @@ static int bench_thread_fn(void *data)
 	struct sg_table *sgts;
 	int ret = 0;
 
+	if (run->p.mode == SMMULAB_BENCH_ASID_FLUSH) {
+		flush_loop(t);
+		goto out_idle;
+	}
 	nchunks = run->p.mode == SMMULAB_BENCH_UNMAP_STORM ?
 		  div64_u64(run->p.total, run->p.size) : 1;
 	pages = kcalloc(npages, sizeof(*pages), GFP_KERNEL);
@@ -149,6 +174,7 @@ out:
 		kfree(pages);
 	}
 	t->ret = ret;
+out_idle:
 	/* Stay until stopped, so kthread_stop() always finds us */
 	while (!kthread_should_stop()) {
 		set_current_state(TASK_INTERRUPTIBLE);
@@ -161,7 +187,7 @@ out:
 
 static int bench_check(struct smmulab_bench_params *p)
 {
-	if (p->mode > SMMULAB_BENCH_UNMAP_STORM || !p->threads ||
+	if (p->mode > SMMULAB_BENCH_ASID_FLUSH || !p->threads ||
 	    p->threads > SMMULAB_BENCH_MAX_THREADS || !p->seconds ||
 	    p->seconds > 3600 || p->size < PAGE_SIZE || p->size > SZ_64M ||
 	    p->size % PAGE_SIZE || !p->hist_map || !p->hist_unmap)
@@ -303,6 +329,10 @@ static int bench_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	ret = dma_set_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(48));
 	if (ret)
 		return ret;
+	if (!iommu_get_domain_for_dev(&pdev->dev)) {
+		dev_err(&pdev->dev, "smmulab_bench: not behind an IOMMU\n");
+		return -ENODEV;
+	}
 	mutex_lock(&bench_lock);
 	if (bench_dev) {
 		mutex_unlock(&bench_lock);

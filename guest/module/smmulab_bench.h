@@ -28,6 +28,7 @@ static inline int smmulab_fls64(__u64 x)
 enum smmulab_bench_mode {
 	SMMULAB_BENCH_MAP_UNMAP = 0,	/* map + unmap one buffer, repeatedly */
 	SMMULAB_BENCH_UNMAP_STORM = 1,	/* map TOTAL in SIZE chunks, unmap all */
+	SMMULAB_BENCH_ASID_FLUSH = 2,	/* flush the domain's IOTLB, repeatedly */
 };
 
 /*
