@@ -5,7 +5,7 @@
 #   make check    build, then run every test
 #   make build    build QEMU, the guest kernel and tools
 #   make bench-unmap  the model's guest evidence: unmap latency vs model time
-#   make bench-zero-cost, bench-engine-cost, fuzz-long   (docs/testing.md)
+#   make bench-zero-cost, bench-engine-cost, fuzz-long, qtest-suite   (docs/testing.md)
 #   make clean    remove build/ (caches in ~/.cache/smmulab stay)
 #
 # Variables: QEMU_SRC=DIR|TARBALL (QEMU 10.0.x source of your own),
@@ -15,7 +15,7 @@ BUILD ?= build
 MESON ?= meson
 export QEMU_SRC LINUX_SRC SMMULAB_JOBS SMMULAB_CACHE
 
-.PHONY: all build deps run scenario check bench-unmap bench-zero-cost bench-engine-cost fuzz-long clean
+.PHONY: all build deps run scenario check bench-unmap bench-zero-cost bench-engine-cost fuzz-long qtest-suite clean
 
 all: build
 
@@ -53,6 +53,9 @@ bench-engine-cost: build
 
 # the long hostile-guest fuzz run: one million operations on ASan/UBSan QEMU
 FUZZ_SEED ?= 7
+qtest-suite: build
+	scripts/qtest-suite.sh $(BUILD)
+
 fuzz-long: build
 	cd $(BUILD)/qemu/build-asan && QTEST_QEMU_BINARY=./qemu-system-aarch64 \
 	  tests/qtest/smmuv3-cmdq-fuzz --ops 1000000 --seed $(FUZZ_SEED) \

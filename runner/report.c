@@ -146,13 +146,16 @@ static const Metric common_metrics[] = {
 /* Metrics an A/B verdict is given for, beyond lockups and timeouts */
 typedef struct VerdictSet {
     const char *kind;
-    const char *ids[3];
+    const char *ids[6];
 } VerdictSet;
 
+/* The workload's figures, then the CMDQ's mechanism (kit kernel only) */
+#define CMDQ_MECHANISM "cmdq_timeouts", "k_shared_wait_max_us", \
+                       "k_space_wait_max_ms"
 static const VerdictSet verdict_sets[] = {
-    { "map-unmap", { "ops_per_cpu_s", "unmap_p99_us" } },
-    { "unmap-storm", { "ops_per_cpu_s", "unmap_p99_us" } },
-    { "asid-flush", { "ops_per_cpu_s", "unmap_p99_us" } },
+    { "map-unmap", { "ops_per_cpu_s", "unmap_p99_us", CMDQ_MECHANISM } },
+    { "unmap-storm", { "ops_per_cpu_s", "unmap_p99_us", CMDQ_MECHANISM } },
+    { "asid-flush", { "ops_per_cpu_s", "unmap_p99_us", CMDQ_MECHANISM } },
     { "dma-bench", { "map_mean_us", "unmap_mean_us" } },
     { "probe-storm", { "probe_ms", "vf_probe_max_us" } },
     { NULL }
