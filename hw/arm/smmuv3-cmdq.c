@@ -144,23 +144,28 @@ static bool cmdq_fetch(SMMUv3State *s, uint32_t words[4])
     return true;
 }
 
+/* The head's words as a command (Cmd is four 32-bit words) */
+static Cmd *cmdq_head_cmd(SMMUv3CmdqEngine *e)
+{
+    QEMU_BUILD_BUG_ON(sizeof(Cmd) != sizeof(e->head_words));
+    return (Cmd *)e->head_words;
+}
+
 /* Begin work on the command at CONS at virtual time @start. */
 static void cmdq_start_head(SMMUv3State *s, int64_t start)
 {
     SMMUv3CmdqEngine *e = &s->cmdq_engine;
     SMMUQueue *q = &s->cmdq;
-    Cmd cmd;
 
-    memset(&cmd, 0, sizeof(cmd));
     /*
      * The command is executed as fetched.  A failed read is costed as
      * opcode 0 and read again at retirement, which then raises CERROR_ABT.
      */
-    e->head_fetched = cmdq_fetch(s, cmd.word);
-    if (e->head_fetched) {
-        memcpy(e->head_words, cmd.word, sizeof(e->head_words));
+    e->head_fetched = cmdq_fetch(s, e->head_words);
+    if (!e->head_fetched) {
+        memset(e->head_words, 0, sizeof(e->head_words));
     }
-    e->head_pages = cmdq_decode(e, &cmd, &e->head);
+    e->head_pages = cmdq_decode(e, cmdq_head_cmd(e), &e->head);
     e->head_cost = smmu_cmdq_cost(&e->costs, &e->prng, &e->head, e->ril);
     e->head_cons = cmdq_pos(q, q->cons);
     e->head_start = start;
@@ -171,13 +176,40 @@ static void cmdq_start_head(SMMUv3State *s, int64_t start)
 }
 
 /*
+ * Whether only a CONS read can tell that the head retired: a CMD_SYNC that
+ * signals no interrupt, with nothing queued behind it.  Its retirement has
+ * no effect elsewhere (no translation, interrupt or memory write), so it is
+ * applied at the next look (a register access, the counters, migration) at
+ * exactly its due time, without a timer.
+ */
+static bool cmdq_head_silent(SMMUv3State *s)
+{
+    SMMUv3CmdqEngine *e = &s->cmdq_engine;
+
+    if (!e->head_fetched || e->head.cls != SMMU_CMDQ_CLASS_SYNC ||
+        cmdq_pending(&s->cmdq) != 1) {
+        return false;
+    }
+    return CMD_SYNC_CS(cmdq_head_cmd(e)) != CMD_SYNC_SIG_IRQ;
+}
+
+/*
  * Arm the timer for the head's due time, or disarm it; leave it alone when
  * it is already so (most register accesses change nothing), as timer_mod()
  * is not cheap.
  */
-static void cmdq_arm(SMMUv3CmdqEngine *e)
+static void cmdq_arm(SMMUv3State *s)
 {
-    int64_t due = e->busy ? e->head_due : -1;
+    SMMUv3CmdqEngine *e = &s->cmdq_engine;
+    int64_t due = -1;
+
+    e->head_lazy = false;
+    if (e->busy) {
+        e->head_lazy = cmdq_head_silent(s);
+        if (!e->head_lazy) {
+            due = e->head_due;
+        }
+    }
 
     if (due == e->armed_ns) {
         return;
@@ -200,7 +232,7 @@ static void cmdq_stop(SMMUv3State *s)
     }
     e->busy = false;
     e->fetch_n = 0;
-    cmdq_arm(e);
+    cmdq_arm(s);
 }
 
 /*
@@ -226,20 +258,15 @@ static void cmdq_advance(SMMUv3State *s, int64_t now)
             cmdq_start_head(s, t);
             continue;
         }
-        if (e->head_fetched) {
-            Cmd cmd;
-
-            memcpy(cmd.word, e->head_words, sizeof(cmd.word));
-            smmuv3_cmdq_consume(s, 1, &cmd);
-        } else {
-            smmuv3_cmdq_consume(s, 1, NULL);
-        }
+        smmuv3_cmdq_consume(s, 1, e->head_fetched ? cmdq_head_cmd(e) : NULL);
         if (cmdq_pos(q, q->cons) == before) {
             /* Disabled, CMDQ_ERR pending, or this command failed */
             cmdq_stop(s);
             return;
         }
-        smmu_cmdq_stats_late(&e->stats, now - t);
+        if (!e->head_lazy) {
+            smmu_cmdq_stats_late(&e->stats, now - t);
+        }
         if (smmuv3_q_empty(q)) {
             e->busy = false;
             e->fetch_n = 0;
@@ -247,17 +274,15 @@ static void cmdq_advance(SMMUv3State *s, int64_t now)
         }
         cmdq_start_head(s, t);
     }
-    cmdq_arm(e);
+    cmdq_arm(s);
 }
 
-static void cmdq_timer_cb(void *opaque)
+/* Retire what is due now, from outside a register access */
+static void cmdq_advance_outside_io(SMMUv3State *s)
 {
-    SMMUv3State *s = opaque;
     MemReentrancyGuard *guard = &DEVICE(s)->mem_reentrancy_guard;
     bool engaged = guard->engaged_in_io;
 
-    /* The timer fired: it is no longer armed */
-    s->cmdq_engine.armed_ns = -1;
     /*
      * As during an MMIO access: the engine's reads of guest memory must
      * not reach the SMMU's own registers (a queue based in its MMIO
@@ -267,6 +292,15 @@ static void cmdq_timer_cb(void *opaque)
     guard->engaged_in_io = true;
     cmdq_advance(s, cmdq_now());
     guard->engaged_in_io = engaged;
+}
+
+static void cmdq_timer_cb(void *opaque)
+{
+    SMMUv3State *s = opaque;
+
+    /* The timer fired: it is no longer armed */
+    s->cmdq_engine.armed_ns = -1;
+    cmdq_advance_outside_io(s);
 }
 
 /*
@@ -312,7 +346,10 @@ void smmuv3_cmdq_kick(SMMUv3State *s)
         return;
     }
     now = cmdq_access_now(e);
-    cmdq_advance(s, now);
+    if (e->busy) {
+        /* (idle, the timer was disarmed when the engine stopped) */
+        cmdq_advance(s, now);
+    }
     if (!smmuv3_cmdq_enabled(s) || cmdq_err_pending(s)) {
         cmdq_stop(s);
         return;
@@ -321,8 +358,12 @@ void smmuv3_cmdq_kick(SMMUv3State *s)
         /* CONS may have been written while idle: forget what it skipped */
         smmu_cmdq_vis_sync(&e->vis, cmdq_pending(&s->cmdq), now, false);
         cmdq_start_head(s, now);
-        /* Commands that cost nothing retire now */
-        cmdq_advance(s, now);
+        if (e->head_due <= now) {
+            /* Commands that cost nothing retire now */
+            cmdq_advance(s, now);
+        } else {
+            cmdq_arm(s);
+        }
     }
 }
 
@@ -561,10 +602,15 @@ static void smmuv3_cmdq_get_stats(Object *obj, Visitor *v, const char *name,
     };
 
     /*
-     * A pure read: counters as of the engine's last step.  Retiring what
-     * is due from here would change the device from a monitor thread at a
-     * host-dependent moment, and with it icount's determinism.
+     * Counters as of the engine's last step.  Retiring what is due from
+     * here would change the device from a monitor thread at a
+     * host-dependent moment, and with it icount's determinism; except a
+     * lazy head (cmdq_head_silent()), whose retirement nothing but CONS
+     * and these counters can see: count it if it is due.
      */
+    if (timed && e->busy && e->head_lazy && e->head_due <= cmdq_now()) {
+        cmdq_advance_outside_io(s);
+    }
     pending = cmdq_pending(&s->cmdq);
     late_mean = smmu_cmdq_stats_late_mean(st);
 
@@ -658,7 +704,7 @@ int smmuv3_cmdq_engine_post_load(SMMUv3State *s)
     e->fetch_n = 0;     /* fetch again what the head does not hold */
     e->access_ns = -1;
     e->armed_ns = -2;   /* unknown: force cmdq_arm() to act */
-    cmdq_arm(e);
+    cmdq_arm(s);
     return 0;
 }
 

@@ -591,6 +591,50 @@ static void test_stats(void)
     qtest_quit(qts);
 }
 
+/*
+ * A CMD_SYNC that signals nothing, last in the queue, retires without a
+ * timer, at the next look: still exactly at its due time for a CONS read,
+ * and counted when the counters are read without any register access.
+ */
+static void test_lazy_sync(void)
+{
+    QTestState *qts = smmu_start("-global arm-smmuv3.cmdqs=8 "
+                                 "-global arm-smmuv3.cmdq-cmd-ns=1000");
+    QDict *resp, *st;
+
+    cmdq_setup(qts, 8);
+    put_cmd(qts, 8, 0, cmd_op(OP_SYNC));
+    wr(qts, R_CMDQ_PROD, 1);
+    qtest_clock_step(qts, 1000);
+    /* no register access since the PROD write: the counters look */
+    st = stats_get(qts, &resp);
+    g_assert_cmpint(qdict_get_int(st, "retired"), ==, 1);
+    g_assert_cmpint(qdict_get_int(st, "pending"), ==, 0);
+    g_assert_cmpint(qdict_get_int(st, "late-retired"), ==, 0);
+    qobject_unref(resp);
+    g_assert_cmphex(cons(qts), ==, 1);
+
+    /* a CONS read 1 ns early does not see it, one at its due time does */
+    put_cmd(qts, 8, 1, cmd_op(OP_SYNC));
+    wr(qts, R_CMDQ_PROD, 2);
+    qtest_clock_step(qts, 999);
+    g_assert_cmphex(cons(qts), ==, 1);
+    qtest_clock_step(qts, 1);
+    g_assert_cmphex(cons(qts), ==, 2);
+
+    /* a command queued behind it: it retires on time, the next after it */
+    put_cmd(qts, 8, 2, cmd_op(OP_SYNC));
+    put_cmd(qts, 8, 3, cmd_op(OP_SYNC));
+    wr(qts, R_CMDQ_PROD, 3);
+    qtest_clock_step(qts, 500);
+    wr(qts, R_CMDQ_PROD, 4);
+    qtest_clock_step(qts, 1499);
+    g_assert_cmphex(cons(qts), ==, 3);
+    qtest_clock_step(qts, 1);
+    g_assert_cmphex(cons(qts), ==, 4);
+    qtest_quit(qts);
+}
+
 /* The retire time of each of 32 jittered commands */
 static void jitter_run(uint64_t seed, int64_t *times, int n)
 {
@@ -603,8 +647,15 @@ static void jitter_run(uint64_t seed, int64_t *times, int n)
     int i;
 
     cmdq_setup(qts, 8);
+    /*
+     * CMD_SYNCs that signal an interrupt, so that each retires by the
+     * timer clock_step_next steps to (a silent one at the end of the
+     * queue retires at the next look instead, with no timer)
+     */
     for (i = 0; i < n; i++) {
-        put_cmd(qts, 8, i, cmd_op(OP_SYNC));
+        Cmd sync = { { OP_SYNC | (1 << 12) } };
+
+        put_cmd(qts, 8, i, sync);
     }
     t0 = qtest_clock_step(qts, 1000);
     wr(qts, R_CMDQ_PROD, n);
@@ -1311,6 +1362,7 @@ int main(int argc, char **argv)
     qtest_add_func("/smmuv3-cmdq/cmdq-err", test_cmdq_err);
     qtest_add_func("/smmuv3-cmdq/reset", test_reset);
     qtest_add_func("/smmuv3-cmdq/stats", test_stats);
+    qtest_add_func("/smmuv3-cmdq/lazy-sync", test_lazy_sync);
     qtest_add_func("/smmuv3-cmdq/seed", test_seed);
     qtest_add_func("/smmuv3-cmdq/huge-cost", test_huge_cost);
     qtest_add_func("/smmuv3-cmdq/lap/stale-fetch", test_lap_stale_fetch);

@@ -62,6 +62,11 @@ typedef struct SMMUv3CmdqEngine {
     int64_t access_ns;
     /* What the timer is armed for, -1 not armed */
     int64_t armed_ns;
+    /*
+     * The head retires at the next look instead of by the timer: it is
+     * the last pending command and nothing but CONS shows its retirement.
+     */
+    bool head_lazy;
 
     SMMUCmdqStats stats;
 } SMMUv3CmdqEngine;
