@@ -58,6 +58,18 @@ sane() {
             notok "$name: $k percentiles not ordered: p50=$p50 p99=$p99 p99.9=$p999 max=$max"
         fi
     done
+    # each thread's fastest and slowest, within the run's maximum
+    if tr -d '\r' <"$LOGD/$name.log" | grep -E "^RESULT workload=[a-z-]+ thread=" | \
+       awk -v mm="$(field "$name" map_max_ns)" -v um="$(field "$name" unmap_max_ns)" '
+        { for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+          if (!(v["map_min_ns"] > 0 && v["map_min_ns"] <= v["map_max_ns"] && v["map_max_ns"] <= mm &&
+                v["unmap_min_ns"] > 0 && v["unmap_min_ns"] <= v["unmap_max_ns"] && v["unmap_max_ns"] <= um)) bad++
+          n++ }
+        END { exit !(n > 0 && !bad) }'; then
+        ok "$name: every thread's min <= max <= the run's max, map and unmap"
+    else
+        notok "$name: per-thread min/max missing or out of order"
+    fi
 }
 
 slow=(-s cmdqs=8 -s ril=off -s cmdq-cmd-ns=2000 -s cmdq-sync-ns=2000)
@@ -87,6 +99,16 @@ boot probe-hashed 0 -w probe-storm -T pfs=2 -a "iommu.probe_lock=hashed iommu.al
 has probe-hashed "hashed lock printed" 'iommu: probe_lock=hashed'
 has probe-hashed "bus alias walk printed" 'iommu: alias_walk=bus'
 has probe-hashed "all 16 VFs joined IOMMU groups" '^RESULT workload=probe-storm pfs=2 vfs_per_pf=8 vfs_total=16 vfs_in_groups=16 '
+
+boot bogus-variants 0 -w none -a "arm_smmu_v3.cmdq_lock=bogus arm_smmu_v3.cmdq_wait=bogus iommu.probe_lock=bogus iommu.alias_walk=bogus"
+has bogus-variants "cmdq_lock=bogus refused" "\`bogus' invalid for parameter \`arm_smmu_v3.cmdq_lock'"
+has bogus-variants "cmdq_wait=bogus refused" "\`bogus' invalid for parameter \`arm_smmu_v3.cmdq_wait'"
+has bogus-variants "probe_lock=bogus refused" 'iommu.probe_lock=bogus: unknown, using global'
+has bogus-variants "alias_walk=bogus refused" 'iommu.alias_walk=bogus: unknown, using all'
+has bogus-variants "the defaults in force" 'cmdq_lock=fair cmdq_wait=full'
+
+boot too-big 1 -w unmap-storm -c 2 -a "smmulab.seconds=1 smmulab.size=64M smmulab.total=64G"
+has too-big "a request beyond the guest's memory refused" 'SMMULAB: error: unmap-storm: 2 thread\(s\) of 67108864-byte mappings \(1024 per thread\) pin more than half'
 
 boot bad-param 1 -w map-unmap -a "smmulab.size=5000"
 has bad-param "bad parameter reported" 'SMMULAB: error: smmulab.size=5000 is not a multiple of 4K'

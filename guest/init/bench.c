@@ -109,8 +109,13 @@ static void run_bench(const char *name, uint32_t mode)
 		     mode == SMMULAB_BENCH_UNMAP_STORM ?
 		     ", unmapped after all are mapped" : "");
 	kernel_counters_report("-start");
-	if (ioctl(fd, SMMULAB_BENCH_RUN, &a))
+	if (ioctl(fd, SMMULAB_BENCH_RUN, &a)) {
+		if (errno == E2BIG)
+			fail("%s: %u thread(s) of %u-byte mappings (%llu per thread) pin more than half of this guest's memory: use fewer threads, a smaller smmulab.size or smmulab.total, or more memory",
+			     name, p->threads, p->size,
+			     (unsigned long long)(p->total ? p->total / p->size : 1));
 		fail("SMMULAB_BENCH_RUN: %s", strerror(errno));
+	}
 	close(fd);
 
 	secs = r->elapsed_ns / 1e9;
@@ -120,8 +125,15 @@ static void run_bench(const char *name, uint32_t mode)
 			min_ops = r->ops[i];
 		if (r->ops[i] > max_ops)
 			max_ops = r->ops[i];
-		printf("RESULT workload=%s thread=%u ops=%llu ops_per_sec=%.1f\n",
+		printf("RESULT workload=%s thread=%u ops=%llu ops_per_sec=%.1f",
 		       name, i, (unsigned long long)r->ops[i], r->ops[i] / secs);
+		if (mode != SMMULAB_BENCH_ASID_FLUSH)
+			printf(" map_min_ns=%llu map_max_ns=%llu",
+			       (unsigned long long)r->map_min[i],
+			       (unsigned long long)r->map_max[i]);
+		printf(" unmap_min_ns=%llu unmap_max_ns=%llu\n",
+		       (unsigned long long)r->unmap_min[i],
+		       (unsigned long long)r->unmap_max[i]);
 	}
 	printf("RESULT workload=%s threads=%u seconds=%u size=%u", name,
 	       p->threads, p->seconds, p->size);

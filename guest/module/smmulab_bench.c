@@ -39,7 +39,7 @@ struct bench_thread {
 	struct bench_run *run;
 	struct task_struct *task;
 	u64 ops, errors;
-	u64 map_sum, map_max, unmap_sum, unmap_max;
+	u64 map_sum, map_min, map_max, unmap_sum, unmap_min, unmap_max;
 	u64 *hist_map, *hist_unmap;
 	int ret;
 };
@@ -55,10 +55,12 @@ static struct device *bench_dev;
 static DEFINE_MUTEX(bench_lock);
 static struct dentry *bench_debugfs;
 
-static void record(u64 *hist, u64 *sum, u64 *max, u64 ns)
+static void record(u64 *hist, u64 *sum, u64 *min, u64 *max, u64 ns)
 {
 	hist[smmulab_hist_index(ns)]++;
 	*sum += ns;
+	if (!*min || ns < *min)
+		*min = ns ?: 1;
 	if (ns > *max)
 		*max = ns;
 }
@@ -89,7 +91,8 @@ static void flush_loop(struct bench_thread *t)
 
 		iommu_flush_iotlb_all(dom);
 		t1 = ktime_get_ns();
-		record(t->hist_unmap, &t->unmap_sum, &t->unmap_max, t1 - t0);
+		record(t->hist_unmap, &t->unmap_sum, &t->unmap_min,
+		       &t->unmap_max, t1 - t0);
 		t->ops++;
 		cond_resched();
 	}
@@ -102,6 +105,7 @@ static int bench_thread_fn(void *data)
 	unsigned int npages = run->p.size >> PAGE_SHIFT, i, nchunks;
 	struct page **pages;
 	struct sg_table *sgts;
+	bool *mapped = NULL;
 	int ret = 0;
 
 	if (run->p.mode == SMMULAB_BENCH_ASID_FLUSH) {
@@ -112,7 +116,8 @@ static int bench_thread_fn(void *data)
 		  div64_u64(run->p.total, run->p.size) : 1;
 	pages = kcalloc(npages, sizeof(*pages), GFP_KERNEL);
 	sgts = kvcalloc(nchunks, sizeof(*sgts), GFP_KERNEL);
-	if (!pages || !sgts) {
+	mapped = kvcalloc(nchunks, sizeof(*mapped), GFP_KERNEL);
+	if (!pages || !sgts || !mapped) {
 		ret = -ENOMEM;
 		goto out;
 	}
@@ -131,34 +136,34 @@ static int bench_thread_fn(void *data)
 	}
 
 	while (!kthread_should_stop() && ktime_get_ns() < run->deadline_ns) {
-		unsigned int mapped = 0;
 		u64 t0, t1;
 
+		/* A failed map is counted and skipped: the run goes on */
 		for (i = 0; i < nchunks; i++) {
 			t0 = ktime_get_ns();
-			ret = dma_map_sgtable(run->dev, &sgts[i],
-					      DMA_BIDIRECTIONAL, 0);
+			mapped[i] = !dma_map_sgtable(run->dev, &sgts[i],
+						     DMA_BIDIRECTIONAL, 0);
 			t1 = ktime_get_ns();
-			if (ret) {
+			if (!mapped[i]) {
 				t->errors++;
-				break;
+				continue;
 			}
-			record(t->hist_map, &t->map_sum, &t->map_max, t1 - t0);
-			mapped++;
+			record(t->hist_map, &t->map_sum, &t->map_min,
+			       &t->map_max, t1 - t0);
 			cond_resched();
 		}
-		for (i = 0; i < mapped; i++) {
+		for (i = 0; i < nchunks; i++) {
+			if (!mapped[i])
+				continue;
 			t0 = ktime_get_ns();
 			dma_unmap_sgtable(run->dev, &sgts[i], DMA_BIDIRECTIONAL,
 					  0);
 			t1 = ktime_get_ns();
-			record(t->hist_unmap, &t->unmap_sum, &t->unmap_max,
-			       t1 - t0);
+			record(t->hist_unmap, &t->unmap_sum, &t->unmap_min,
+			       &t->unmap_max, t1 - t0);
 			t->ops++;
 			cond_resched();
 		}
-		if (ret)
-			break;
 	}
 
 out:
@@ -167,6 +172,7 @@ out:
 			sg_free_table(&sgts[i]);
 		kvfree(sgts);
 	}
+	kvfree(mapped);
 	if (pages) {
 		for (i = 0; i < npages; i++)
 			if (pages[i])
@@ -185,6 +191,20 @@ out_idle:
 	return ret;
 }
 
+/* Pages and scatterlist entries a run pins: at most half of the RAM */
+static bool bench_fits(struct smmulab_bench_params *p)
+{
+	u64 npages = p->size >> PAGE_SHIFT, nchunks = 1, bytes;
+
+	if (p->mode == SMMULAB_BENCH_ASID_FLUSH)
+		return true;
+	if (p->mode == SMMULAB_BENCH_UNMAP_STORM)
+		nchunks = div64_u64(p->total, p->size);
+	bytes = p->threads * (npages * PAGE_SIZE +
+			      nchunks * npages * sizeof(struct scatterlist));
+	return bytes <= (u64)totalram_pages() * PAGE_SIZE / 2;
+}
+
 static int bench_check(struct smmulab_bench_params *p)
 {
 	if (p->mode > SMMULAB_BENCH_ASID_FLUSH || !p->threads ||
@@ -196,6 +216,8 @@ static int bench_check(struct smmulab_bench_params *p)
 	    (p->total < p->size || p->total > SZ_64G ||
 	     div64_u64(p->total, p->size) > 65536))
 		return -EINVAL;
+	if (!bench_fits(p))
+		return -E2BIG;
 	return 0;
 }
 
@@ -246,8 +268,9 @@ static long bench_run(struct smmulab_bench_args *args)
 			t->task = NULL;
 			goto stop;
 		}
-		/* One thread per CPU while there are CPUs */
-		kthread_bind(t->task, i % num_online_cpus());
+		/* One thread per online CPU while there are CPUs */
+		kthread_bind(t->task, cpumask_nth(i % num_online_cpus(),
+						  cpu_online_mask));
 	}
 	for (i = 0; i < run->p.threads; i++)
 		wake_up_process(run->t[i].task);
@@ -272,6 +295,10 @@ stop:
 		struct bench_thread *t = &run->t[i];
 
 		res->ops[i] = t->ops;
+		res->map_min[i] = t->map_min;
+		res->map_max[i] = t->map_max;
+		res->unmap_min[i] = t->unmap_min;
+		res->unmap_max[i] = t->unmap_max;
 		res->errors += t->errors;
 		res->map_sum_ns += t->map_sum;
 		res->unmap_sum_ns += t->unmap_sum;
@@ -361,9 +388,14 @@ static struct pci_driver bench_driver = {
 
 static int __init bench_init(void)
 {
+	int ret;
+
 	bench_debugfs = debugfs_create_file("smmulab_bench", 0600, NULL, NULL,
 					    &bench_fops);
-	return pci_register_driver(&bench_driver);
+	ret = pci_register_driver(&bench_driver);
+	if (ret)
+		debugfs_remove(bench_debugfs);
+	return ret;
 }
 
 static void __exit bench_exit(void)

@@ -78,8 +78,13 @@ struct smmulab_bench_result {
 	__u64 elapsed_ns;
 	__u64 ops[SMMULAB_BENCH_MAX_THREADS];	/* map+unmap pairs per thread */
 	__u64 map_sum_ns, map_max_ns, unmap_sum_ns, unmap_max_ns;
-	__u64 errors;
+	__u64 errors;		/* failed maps, counted and skipped */
 	__u64 reserved[7];
+	/* Per thread: fastest and slowest map and unmap (0: none) */
+	__u64 map_min[SMMULAB_BENCH_MAX_THREADS];
+	__u64 map_max[SMMULAB_BENCH_MAX_THREADS];
+	__u64 unmap_min[SMMULAB_BENCH_MAX_THREADS];
+	__u64 unmap_max[SMMULAB_BENCH_MAX_THREADS];
 };
 
 struct smmulab_bench_args {
