@@ -12,6 +12,7 @@
  * report.json and report.svg are written at the end.
  *
  * Exit status: 0 all runs ok; 3 some run failed (the report says which);
+ * 128 + N after signal N (the running QEMU is killed, the report written);
  * 2 bad scenario or usage; 1 anything else.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
@@ -252,6 +253,27 @@ static JsonNode *run_json(const Plan *pl, const SmmulabRun *r,
     return json_builder_get_root(b);
 }
 
+static void on_signal(int sig)
+{
+    smmulab_run_interrupted = sig;
+}
+
+/*
+ * SIGTERM, SIGINT and SIGHUP stop the runner cleanly: the QEMU running is
+ * killed, and runs.json and the report of what ran are written.
+ */
+static void catch_signals(void)
+{
+    struct sigaction sa = { .sa_handler = on_signal };
+    int sigs[] = { SIGTERM, SIGINT, SIGHUP };
+    guint i;
+
+    sigemptyset(&sa.sa_mask);
+    for (i = 0; i < G_N_ELEMENTS(sigs); i++) {
+        sigaction(sigs[i], &sa, NULL);
+    }
+}
+
 static gboolean save_runs(const char *dir, JsonNode *scenario, JsonArray *runs,
                           GError **err)
 {
@@ -435,7 +457,8 @@ int main(int argc, char **argv)
             sc->variants->len, npoints, sc->repeat,
             sc->control ? " + control" : "", out);
 
-    for (i = 0; i < plan->len; i++) {
+    catch_signals();
+    for (i = 0; i < plan->len && !smmulab_run_interrupted; i++) {
         Plan *pl = &g_array_index(plan, Plan, i);
         g_autoptr(SmmulabScenario) pt = smmulab_scenario_at_point(sc,
             pl->point, pl->control);
@@ -475,12 +498,24 @@ int main(int argc, char **argv)
         }
     }
 
+    if (smmulab_run_interrupted && !json_array_get_length(runs)) {
+        fprintf(stderr, "smmulab-run: interrupted (signal %d) before any "
+                "run ended; nothing to report\n", (int)smmulab_run_interrupted);
+        return 128 + smmulab_run_interrupted;
+    }
     text = smmulab_report_from_dir(out, &err);
     if (!text) {
         fprintf(stderr, "smmulab-run: %s\n", err->message);
         return 1;
     }
     printf("\n%s", text);
+    if (smmulab_run_interrupted) {
+        fprintf(stderr, "smmulab-run: interrupted (signal %d) after %u of %u "
+                "boots; the report covers those\n",
+                (int)smmulab_run_interrupted, json_array_get_length(runs),
+                plan->len);
+        return 128 + smmulab_run_interrupted;
+    }
     printf("report: %s/report.txt, report.json, report.svg (runs.json, "
            "console logs and QEMU command lines beside them)\n", out);
     return failed ? 3 : 0;

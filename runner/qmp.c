@@ -133,6 +133,12 @@ SmmulabQmp *smmulab_qmp_connect(const char *path, guint timeout_ms,
         }
         g_usleep(20000);
     }
+    /*
+     * Every read and write gives up after SMMULAB_QMP_TIMEOUT_S: a QEMU
+     * whose monitor stops answering (stopped, wedged) must not hang us.
+     */
+    g_socket_set_timeout(g_socket_connection_get_socket(conn),
+                         SMMULAB_QMP_TIMEOUT_S);
     q = g_new0(SmmulabQmp, 1);
     q->conn = conn;
     q->in = g_data_input_stream_new(
@@ -199,7 +205,6 @@ gboolean smmulab_qmp_wait_event(SmmulabQmp *q, const char *name,
                             "no QMP %s event within %u ms", name, timeout_ms);
                 return FALSE;
             }
-            g_socket_set_timeout(sock, 0);
             if (!g_socket_condition_timed_wait(sock, G_IO_IN, left, NULL,
                                                NULL)) {
                 continue;

@@ -15,6 +15,9 @@ typedef struct SmmulabQmp SmmulabQmp;
  * Connect to QEMU's QMP unix socket at @path, retrying for up to
  * @timeout_ms while QEMU starts, and leave capabilities negotiation done.
  */
+/* Seconds any QMP read or write may block before it fails */
+#define SMMULAB_QMP_TIMEOUT_S 5
+
 SmmulabQmp *smmulab_qmp_connect(const char *path, guint timeout_ms,
                                 GError **err);
 void smmulab_qmp_close(SmmulabQmp *q);

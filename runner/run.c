@@ -16,6 +16,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <glib-unix.h>
@@ -23,6 +24,14 @@
 #include "qmp.h"
 #include "run.h"
 #include "topology.h"
+
+volatile sig_atomic_t smmulab_run_interrupted;
+
+/* In the child before exec: QEMU dies with the runner, however it ends */
+static void child_setup(gpointer data G_GNUC_UNUSED)
+{
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+}
 
 void smmulab_run_free(SmmulabRun *r)
 {
@@ -384,6 +393,8 @@ SmmulabRun *smmulab_run_boot(const SmmulabRunSpec *spec, GError **err)
     GPid pid;
     gint64 start, last_poll = 0, deadline, quit_at = 0;
     gboolean eof = FALSE, timed_out = FALSE, stopped = FALSE;
+    gboolean qmp_dead = FALSE, interrupted = FALSE;
+    gint64 status_at = 0;
     int status = 0;
     guint i;
 
@@ -415,7 +426,7 @@ SmmulabRun *smmulab_run_boot(const SmmulabRunSpec *spec, GError **err)
     if (!g_spawn_async_with_pipes_and_fds(NULL,
             (const char * const *)argv->pdata, NULL,
             G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_STDIN_FROM_DEV_NULL,
-            NULL, NULL, -1, pipefd[1], pipefd[1], NULL, NULL, 0, &pid,
+            child_setup, NULL, -1, pipefd[1], pipefd[1], NULL, NULL, 0, &pid,
             NULL, NULL, NULL, err)) {
         close(pipefd[0]);
         close(pipefd[1]);
@@ -447,7 +458,27 @@ SmmulabRun *smmulab_run_boot(const SmmulabRunSpec *spec, GError **err)
             }
         }
         now = g_get_monotonic_time();
-        if (!qmp && !stopped && now - start < 20 * G_USEC_PER_SEC &&
+        if (smmulab_run_interrupted && !interrupted) {
+            /* The runner was told to stop: so does this QEMU, now */
+            interrupted = TRUE;
+            kill(pid, SIGKILL);
+            quit_at = now;
+        }
+        if (w.status_seen && !status_at) {
+            status_at = now;
+        }
+        /*
+         * A guest that printed its status is done: if QMP does not say the
+         * machine stopped within 10 s (no QMP, or a monitor that does not
+         * answer), end QEMU anyway.  That is not a timeout.
+         */
+        if (status_at && !stopped && !quit_at &&
+            now - status_at > 10 * G_USEC_PER_SEC) {
+            kill(pid, SIGTERM);
+            quit_at = now;
+        }
+        if (!qmp && !qmp_dead && !stopped &&
+            now - start < 20 * G_USEC_PER_SEC &&
             g_file_test(sock, G_FILE_TEST_EXISTS)) {
             qmp = smmulab_qmp_connect(sock, 0, NULL);
             if (qmp) {
@@ -465,6 +496,14 @@ SmmulabRun *smmulab_run_boot(const SmmulabRunSpec *spec, GError **err)
                     json_node_unref(r->stats);
                 }
                 r->stats = st;
+            } else if (g_error_matches(qerr, G_IO_ERROR,
+                                       G_IO_ERROR_TIMED_OUT) ||
+                       g_error_matches(qerr, G_IO_ERROR, G_IO_ERROR_CLOSED)) {
+                /* The monitor stopped answering: go on without it */
+                smmulab_qmp_close(qmp);
+                qmp = NULL;
+                qmp_dead = TRUE;
+                continue;
             }
             progress(spec, r, (now - start) / 1e6, r->stats, FALSE);
             if (smmulab_qmp_event_seen(qmp, "SHUTDOWN") ||
@@ -515,7 +554,10 @@ SmmulabRun *smmulab_run_boot(const SmmulabRunSpec *spec, GError **err)
     unlink(sock);
     r->wall_s = (g_get_monotonic_time() - start) / 1e6;
 
-    if (timed_out) {
+    if (interrupted) {
+        r->verdict = g_strdup("interrupted");
+        r->detail = g_strdup("the runner was interrupted (signal)");
+    } else if (timed_out) {
         r->verdict = g_strdup("timeout");
         r->detail = g_strdup_printf("no end after %us", spec->sc->timeout_s);
     } else if (w.panic) {

@@ -7,6 +7,7 @@
 #define SMMULAB_RUN_H
 
 #include <glib.h>
+#include <signal.h>
 #include <json-glib/json-glib.h>
 
 #include "scenario.h"
@@ -26,7 +27,7 @@ typedef struct SmmulabRunSpec {
 } SmmulabRunSpec;
 
 typedef struct SmmulabRun {
-    char *verdict;              /* ok error skipped panic timeout qemu-failed no-result */
+    char *verdict;              /* ok error skipped panic timeout qemu-failed no-result interrupted */
     char *detail;               /* one line on what went wrong, or NULL */
     double wall_s;
     guint soft_lockups;         /* "BUG: soft lockup" reports */
@@ -48,6 +49,12 @@ typedef struct SmmulabRun {
 /* The QEMU command line of @spec (NULL-terminated), or NULL with @err */
 GPtrArray *smmulab_run_argv(const SmmulabRunSpec *spec, const char *qmp_sock,
                             GError **err);
+
+/*
+ * Set (by a signal handler) to make the boot in progress kill its QEMU and
+ * return at once, with the verdict "interrupted".
+ */
+extern volatile sig_atomic_t smmulab_run_interrupted;
 
 /* Boot once; NULL only when QEMU could not be started at all */
 SmmulabRun *smmulab_run_boot(const SmmulabRunSpec *spec, GError **err);

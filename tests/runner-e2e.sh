@@ -97,5 +97,52 @@ size=$(stat -c %s "$OUT"/rob/03-flood-rep1.log 2>/dev/null || echo 0)
 check "robustness: flood log capped at 1 MiB (got $size bytes)" [ "$size" -le 1048576 -a "$size" -gt 0 ]
 check "robustness: every run's log kept" [ "$(ls "$OUT"/rob/*.log | wc -l)" = 5 ]
 
+# A QEMU whose monitor stops answering (SIGSTOP) ends as a timeout, within
+# the scenario's 10 s plus the QMP and kill grace periods
+( for _ in $(seq 1 300); do
+      if pgrep -f 'smmulab[.]tag=stopme' >/dev/null; then
+          sleep 3
+          pkill -STOP -f 'smmulab[.]tag=stopme'
+          exit 0
+      fi
+      sleep 0.1
+  done ) &
+stopper=$!
+t0=$(date +%s)
+timeout 60 "$RUN" --build "$B" --out "$OUT/stopped" tests/scenarios/signals.ini >"$OUT/stopped.out" 2>"$OUT/stopped.err"
+rc=$?
+t1=$(date +%s)
+wait $stopper 2>/dev/null
+check "stopped QEMU: exit 3 (got $rc)" [ $rc = 3 ]
+check "stopped QEMU: reported as timeout" grep -q '^  run stopped rep 1: timeout: no end after 10s' "$OUT/stopped.out"
+check "stopped QEMU: the runner ended in $((t1 - t0)) s (limit 10 s + 10 s grace)" [ $((t1 - t0)) -le 25 ]
+check "stopped QEMU: no QEMU left" sh -c "! pgrep -f 'smmulab[.]tag=stopme'"
+
+# interrupt NAME SIGNAL: run long.ini, send SIGNAL to the runner once its
+# first QEMU runs, and leave no QEMU behind
+interrupt() {
+    local name=$1 sig=$2 pid i
+    "$RUN" --build "$B" --out "$OUT/$name" tests/scenarios/long.ini >"$OUT/$name.out" 2>"$OUT/$name.err" &
+    pid=$!
+    for i in $(seq 1 300); do
+        pgrep -f 'smmulab[.]tag=orphan' >/dev/null && break
+        sleep 0.1
+    done
+    sleep 2
+    kill -"$sig" $pid
+    wait $pid
+    rc=$?
+    sleep 1
+    check "runner killed with SIG$sig: no QEMU left" sh -c "! pgrep -f 'smmulab[.]tag=orphan'"
+}
+interrupt sigterm TERM
+check "runner killed with SIGTERM: exit 143 (got $rc)" [ $rc = 143 ]
+check "runner killed with SIGTERM: the interrupted run recorded" \
+    grep -q '"verdict" : "interrupted"' "$OUT/sigterm/runs.json"
+check "runner killed with SIGTERM: report written, naming it" \
+    grep -q '^  run long rep 1: interrupted' "$OUT/sigterm/report.txt"
+interrupt sigkill KILL
+pkill -KILL -f 'smmulab[.]tag=orphan' 2>/dev/null
+
 echo "1..$n"
 [ $fails = 0 ]

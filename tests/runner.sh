@@ -54,6 +54,22 @@ else
     notok "--report without runs.json: exit $rc: $(cat "$tmp/err")"
 fi
 
+# Every ini block of the docs loads as it is
+for doc in README.md docs/*.md; do
+    awk -v out="$tmp/snippet-$(basename "$doc" .md)" '
+        /^```ini$/ { f = out "-" ++k ".ini"; inblock = 1; next }
+        /^```$/ { inblock = 0 }
+        inblock { print > f }' "$doc"
+done
+for f in "$tmp"/snippet-*.ini; do
+    [ -e "$f" ] || continue
+    if out=$("$RUN" --check "$f" 2>&1); then
+        ok "docs snippet $(basename "$f") loads: $(echo "$out" | head -n1 | sed 's/^[^:]*: ok: //')"
+    else
+        notok "docs snippet $(basename "$f"): $out"
+    fi
+done
+
 # Golden reports: remade from recorded runs, byte for byte
 for g in tests/golden/*/; do
     name=$(basename "$g")
