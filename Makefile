@@ -1,6 +1,6 @@
 # smmulab front door.  meson (in build/) drives the real work.
 #
-#   make run      build, then run the main job: configs/default.ini, its report
+#   make run      build what it needs, then run the main job: configs/default.ini
 #   make scenario S=configs/NAME.ini   run another scenario
 #   make check    build, then run every test
 #   make build    build QEMU, the guest kernel and tools
@@ -15,7 +15,7 @@ BUILD ?= build
 MESON ?= meson
 export QEMU_SRC LINUX_SRC SMMULAB_JOBS SMMULAB_CACHE
 
-.PHONY: all build deps run scenario check bench-unmap bench-zero-cost bench-engine-cost fuzz-long qtest-suite clean
+.PHONY: all build build-main deps run scenario check bench-unmap bench-zero-cost bench-engine-cost fuzz-long qtest-suite clean
 
 all: build
 
@@ -28,11 +28,16 @@ $(BUILD)/build.ninja: | deps
 build: deps $(BUILD)/build.ninja
 	$(MESON) compile -C $(BUILD)
 
-run: build
+# What a scenario needs: the smmulab QEMU, the guest and the runner (not the
+# ASan and upstream QEMUs that only tests and benchmarks use)
+build-main: deps $(BUILD)/build.ninja
+	$(MESON) compile -C $(BUILD) qemu-system-aarch64 smmulab-run initramfs
+
+run: build-main
 	$(BUILD)/runner/smmulab-run --build $(BUILD) configs/default.ini
 
 S ?= configs/default.ini
-scenario: build
+scenario: build-main
 	$(BUILD)/runner/smmulab-run --build $(BUILD) $(S)
 
 check: build
@@ -51,11 +56,12 @@ bench-zero-cost: build
 bench-engine-cost: build
 	scripts/bench-engine-cost.sh $(BUILD)
 
-# the long hostile-guest fuzz run: one million operations on ASan/UBSan QEMU
-FUZZ_SEED ?= 7
+# QEMU's own aarch64 qtests on the patched tree (docs/testing.md)
 qtest-suite: build
 	scripts/qtest-suite.sh $(BUILD)
 
+# the long hostile-guest fuzz run: one million operations on ASan/UBSan QEMU
+FUZZ_SEED ?= 7
 fuzz-long: build
 	cd $(BUILD)/qemu/build-asan && QTEST_QEMU_BINARY=./qemu-system-aarch64 \
 	  tests/qtest/smmuv3-cmdq-fuzz --ops 1000000 --seed $(FUZZ_SEED) \
