@@ -22,6 +22,7 @@
 #include <unistd.h>
 #include <glib/gstdio.h>
 
+#include "provenance.h"
 #include "report.h"
 #include "run.h"
 #include "scenario.h"
@@ -164,6 +165,7 @@ static JsonNode *run_json(const Plan *pl, const SmmulabRun *r,
     json_builder_add_double_value(b, r->wall_s);
     add_string_member(b, "log", log);
     add_string_member(b, "cmdline", cmdline);
+    add_string_member(b, "kernel_version", r->kernel_version);
     json_builder_set_member_name(b, "soft_lockups");
     json_builder_add_int_value(b, r->soft_lockups);
     json_builder_set_member_name(b, "cmdq_timeouts");
@@ -274,8 +276,8 @@ static void catch_signals(void)
     }
 }
 
-static gboolean save_runs(const char *dir, JsonNode *scenario, JsonArray *runs,
-                          GError **err)
+static gboolean save_runs(const char *dir, JsonNode *scenario,
+                          JsonNode *provenance, JsonArray *runs, GError **err)
 {
     g_autoptr(JsonBuilder) b = json_builder_new();
     g_autoptr(JsonGenerator) gen = json_generator_new();
@@ -286,6 +288,8 @@ static gboolean save_runs(const char *dir, JsonNode *scenario, JsonArray *runs,
     json_builder_begin_object(b);
     json_builder_set_member_name(b, "scenario");
     json_builder_add_value(b, json_node_copy(scenario));
+    json_builder_set_member_name(b, "provenance");
+    json_builder_add_value(b, json_node_copy(provenance));
     json_builder_set_member_name(b, "runs");
     json_builder_add_value(b, json_node_init_array(json_node_alloc(),
                                                    runs));
@@ -328,7 +332,9 @@ int main(int argc, char **argv)
     g_autoptr(GError) err = NULL;
     g_autoptr(SmmulabScenario) sc = NULL;
     g_autoptr(GArray) plan = g_array_new(FALSE, TRUE, sizeof(Plan));
-    g_autoptr(JsonNode) sc_json = NULL;
+    g_autoptr(JsonNode) sc_json = NULL, prov = NULL;
+    g_auto(GStrv) argv0 = g_strdupv(argv);
+    int argc0 = argc;
     g_autoptr(JsonArray) runs = json_array_new();
     g_autofree char *qemu = NULL, *kernel = NULL, *initrd = NULL;
     g_autofree char *text = NULL;
@@ -452,6 +458,7 @@ int main(int argc, char **argv)
         return 1;
     }
     sc_json = scenario_json(sc, topologies);
+    prov = smmulab_provenance(qemu, kernel, build, argc0, argv0);
     fprintf(stderr, "smmulab-run: %s: %u boots (%u variant(s) x %u point(s) "
             "x %u run(s)%s), output in %s\n", sc->name, plan->len,
             sc->variants->len, npoints, sc->repeat,
@@ -467,6 +474,9 @@ int main(int argc, char **argv)
             pl->point ? "-" : "", pl->point ? pl->point : "", pl->rep);
         g_autofree char *log = g_strdup_printf("%s/%s.log", out, base);
         g_autofree char *cmd = g_strdup_printf("%s/%s.cmdline", out, base);
+        /* runs.json names them relative to itself */
+        g_autofree char *log_rel = g_strdup_printf("%s.log", base);
+        g_autofree char *cmd_rel = g_strdup_printf("%s.cmdline", base);
         g_autofree char *label = g_strdup_printf("[%u/%u] %s%s%s%s rep %u",
             i + 1, plan->len, pl->control ? "control:" : "", pl->variant,
             pl->point ? " " : "", pl->point ? pl->point : "", pl->rep);
@@ -491,8 +501,8 @@ int main(int argc, char **argv)
                     r->verdict, r->detail ? ": " : "",
                     r->detail ? r->detail : "", log);
         }
-        json_array_add_element(runs, run_json(pl, r, log, cmd));
-        if (!save_runs(out, sc_json, runs, &err)) {
+        json_array_add_element(runs, run_json(pl, r, log_rel, cmd_rel));
+        if (!save_runs(out, sc_json, prov, runs, &err)) {
             fprintf(stderr, "smmulab-run: %s\n", err->message);
             return 1;
         }

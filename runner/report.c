@@ -1183,6 +1183,46 @@ static void evidence(GString *t, JsonArray *runs)
     }
 }
 
+/* The first 12 hex digits of a hash member, or "?" */
+static char *short_hash(JsonObject *o, const char *key)
+{
+    const char *h = json_object_get_string_member_with_default(o, key, NULL);
+
+    return g_strndup(h ? h : "?", 12);
+}
+
+/* What produced the runs, from runs.json's "provenance" (if recorded) */
+static void provenance(GString *t, JsonObject *root, JsonArray *runs)
+{
+    JsonObject *p = member_obj(root, "provenance");
+    const char *kv = NULL;
+    g_autofree char *hq = NULL, *hl = NULL, *hi = NULL, *hc = NULL;
+    guint i;
+
+    if (!p) {
+        return;
+    }
+    for (i = 0; i < json_array_get_length(runs) && !kv; i++) {
+        kv = json_object_get_string_member_with_default(
+            json_array_get_object_element(runs, i), "kernel_version", NULL);
+    }
+    hq = short_hash(p, "qemu_patches_sha256");
+    hl = short_hash(p, "linux_patches_sha256");
+    hi = short_hash(p, "kernel_image_sha256");
+    hc = short_hash(p, "kernel_config_sha256");
+    g_string_append_printf(t, "  built from: smmulab %s; %s; Linux %s (Image "
+                           "%s, config %s); patches: qemu %s, linux %s\n",
+        json_object_get_string_member_with_default(p, "smmulab", "?"),
+        json_object_get_string_member_with_default(p, "qemu", "QEMU ?"),
+        kv ? kv : "?", hi, hc, hq, hl);
+    g_string_append_printf(t, "  host: %s, %" G_GINT64_FORMAT " cores; "
+                           "smmulab-run %s: %s\n",
+        json_object_get_string_member_with_default(p, "host_cpu", "?"),
+        json_object_get_int_member_with_default(p, "host_cores", 0),
+        json_object_get_string_member_with_default(p, "runner_version", "?"),
+        json_object_get_string_member_with_default(p, "runner_cmdline", "?"));
+}
+
 char *smmulab_report_write(JsonNode *doc, const char *dir, GError **err)
 {
     JsonObject *root = json_node_get_object(doc);
@@ -1255,6 +1295,7 @@ char *smmulab_report_write(JsonNode *doc, const char *dir, GError **err)
                            json_object_get_string_member(sc, "smmu"));
     g_string_append_printf(t, "  machine: %s\n",
                            json_object_get_string_member(sc, "machine"));
+    provenance(t, root, runs);
     g_string_append_printf(t, "  runs: %u of %u ok\n", nok, nrun);
     g_string_append_printf(t, "  deterministic: %s\n", det);
     if (has_control && reliable) {
@@ -1335,6 +1376,11 @@ char *smmulab_report_write(JsonNode *doc, const char *dir, GError **err)
         add_table(t, b, runs, cols, common_metrics, NULL);
     }
     json_builder_end_array(b);
+    if (json_object_has_member(root, "provenance")) {
+        json_builder_set_member_name(b, "provenance");
+        json_builder_add_value(b, json_node_copy(
+            json_object_get_member(root, "provenance")));
+    }
     json_builder_set_member_name(b, "runs");
     json_builder_add_value(b, json_node_copy(json_object_get_member(root,
                                                                     "runs")));

@@ -42,6 +42,7 @@ void smmulab_run_free(SmmulabRun *r)
     g_free(r->detail);
     g_free(r->first_lockup);
     g_free(r->first_lockup_fn);
+    g_free(r->kernel_version);
     g_array_unref(r->lockup_cpus);
     g_ptr_array_unref(r->results);
     if (r->stats) {
@@ -211,6 +212,10 @@ void smmulab_run_scan_console(SmmulabRun *r, const char *line)
 {
     const char *p;
 
+    if (!r->kernel_version && (p = strstr(line, "Linux version "))) {
+        p += strlen("Linux version ");
+        r->kernel_version = g_strndup(p, strcspn(p, " "));
+    }
     if ((p = strstr(line, "BUG: soft lockup"))) {
         const char *cpu = strstr(p, "CPU#");
 

@@ -34,6 +34,7 @@ typedef struct SmmulabRun {
     GArray *lockup_cpus;        /* guint reports per CPU number */
     char *first_lockup;         /* the first report, without its time */
     char *first_lockup_fn;      /* the function of its "pc : " line */
+    char *kernel_version;       /* from the console's "Linux version" */
     guint cmdq_timeouts;        /* the kernel's count when it has one */
     guint cmd_sync_timeouts;
     gboolean timeouts_exact;    /* counted by the kernel, not the console */

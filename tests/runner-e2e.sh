@@ -40,6 +40,12 @@ check "e2e: table has the variant and its control" \
 check "e2e: model counters in the table" grep -qE '^model: CMD_SYNCs +[1-9]' "$OUT/e2e.out"
 check "e2e: progress shown" grep -q '^\[1/3\] fair rep 1 .*retired=' "$OUT/e2e.err"
 check "e2e: report names where it is" grep -q "^report: $OUT/e2e/report.txt" "$OUT/e2e.out"
+check "e2e: provenance in the report" \
+    grep -qE '^  built from: smmulab [0-9a-f]{7,}.*; QEMU emulator version 10\.0\.[0-9]+ \(smmulab\); Linux 6\.12\.[0-9]+ \(Image [0-9a-f]{12}, config [0-9a-f]{12}\); patches: qemu [0-9a-f]{12}, linux [0-9a-f]{12}$' "$OUT/e2e.out"
+check "e2e: host and command line in the report" \
+    grep -qE "^  host: .+, [0-9]+ cores; smmulab-run [0-9.]+: .*smmulab-run --build $B --out $OUT/e2e tests/scenarios/e2e.ini$" "$OUT/e2e.out"
+check "e2e: runs.json names logs relative to itself" \
+    python3 -c "import json,sys; r=json.load(open('$OUT/e2e/runs.json'))['runs']; sys.exit(not all('/' not in x['log'] and '/' not in x['cmdline'] and x['kernel_version'].startswith('6.12') for x in r))"
 
 # Complete counts: more CMD_SYNC timeouts than the kernel prints, counted
 "$RUN" --build "$B" --out "$OUT/counts" tests/scenarios/counts.ini >"$OUT/counts.out" 2>"$OUT/counts.err"
