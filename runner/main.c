@@ -31,6 +31,8 @@
 typedef struct Plan {
     const char *variant;
     const char *append;
+    const char *kernel;         /* the variant's own, or NULL */
+    const char *initrd;
     const char *point;          /* sweep value or NULL */
     gboolean control;
     guint rep;
@@ -104,6 +106,12 @@ static JsonNode *scenario_json(const SmmulabScenario *sc, const char *topologies
         json_builder_begin_object(b);
         add_string_member(b, "name", v->name);
         add_string_member(b, "append", v->append);
+        if (v->kernel) {
+            add_string_member(b, "kernel", v->kernel);
+        }
+        if (v->initrd) {
+            add_string_member(b, "initrd", v->initrd);
+        }
         json_builder_end_object(b);
     }
     json_builder_end_array(b);
@@ -166,6 +174,12 @@ static JsonNode *run_json(const Plan *pl, const SmmulabRun *r,
     add_string_member(b, "log", log);
     add_string_member(b, "cmdline", cmdline);
     add_string_member(b, "kernel_version", r->kernel_version);
+    if (pl->kernel) {
+        add_string_member(b, "kernel", pl->kernel);
+    }
+    if (pl->initrd) {
+        add_string_member(b, "initrd", pl->initrd);
+    }
     json_builder_set_member_name(b, "soft_lockups");
     json_builder_add_int_value(b, r->soft_lockups);
     json_builder_set_member_name(b, "cmdq_timeouts");
@@ -392,6 +406,19 @@ int main(int argc, char **argv)
                 return 2;
             }
         }
+        for (v = 0; v < sc->variants->len; v++) {
+            SmmulabVariant *var = g_ptr_array_index(sc->variants, v);
+            const char *own[] = { var->kernel, var->initrd };
+
+            for (i = 0; i < G_N_ELEMENTS(own); i++) {
+                if (own[i] && !g_file_test(own[i], G_FILE_TEST_IS_REGULAR)) {
+                    fprintf(stderr, "smmulab-run: %s: [variant.%s] %s=%s: "
+                            "no such file\n", argv[1], var->name,
+                            i ? "initrd" : "kernel", own[i]);
+                    return 2;
+                }
+            }
+        }
     }
 
     npoints = sc->sweep_group ? sc->sweep_values->len : 1;
@@ -400,7 +427,7 @@ int main(int argc, char **argv)
             SmmulabVariant *var = g_ptr_array_index(sc->variants, v);
 
             for (rep = 1; rep <= sc->repeat; rep++) {
-                Plan pl = { var->name, var->append,
+                Plan pl = { var->name, var->append, var->kernel, var->initrd,
                             sc->sweep_group ?
                                 g_ptr_array_index(sc->sweep_values, p) : NULL,
                             FALSE, rep };
@@ -420,7 +447,7 @@ int main(int argc, char **argv)
         for (p = 0; p < (per_point ? npoints : 1); p++) {
             for (v = 0; v < sc->variants->len; v++) {
                 SmmulabVariant *var = g_ptr_array_index(sc->variants, v);
-                Plan pl = { var->name, var->append,
+                Plan pl = { var->name, var->append, var->kernel, var->initrd,
                             per_point ? g_ptr_array_index(sc->sweep_values, p)
                                       : NULL,
                             TRUE, 1 };
@@ -438,10 +465,15 @@ int main(int argc, char **argv)
         for (i = 0; i < plan->len; i++) {
             Plan *pl = &g_array_index(plan, Plan, i);
 
-            printf("  %2u. %s%s%s%s rep %u: %s\n", i + 1,
+            g_autofree char *files = g_strdup_printf("%s%s%s%s",
+                pl->kernel ? " [kernel " : "", pl->kernel ? pl->kernel : "",
+                pl->initrd ? " initrd " : "", pl->initrd ? pl->initrd : "");
+
+            printf("  %2u. %s%s%s%s rep %u: %s%s%s\n", i + 1,
                    pl->control ? "control:" : "", pl->variant,
                    pl->point ? " at " : "", pl->point ? pl->point : "",
-                   pl->rep, pl->append);
+                   pl->rep, pl->append, files,
+                   pl->kernel || pl->initrd ? "]" : "");
         }
         return 0;
     }
@@ -481,7 +513,9 @@ int main(int argc, char **argv)
             i + 1, plan->len, pl->control ? "control:" : "", pl->variant,
             pl->point ? " " : "", pl->point ? pl->point : "", pl->rep);
         SmmulabRunSpec spec = {
-            .qemu = qemu, .kernel = kernel, .initrd = initrd,
+            .qemu = qemu,
+            .kernel = pl->kernel ? pl->kernel : kernel,
+            .initrd = pl->initrd ? pl->initrd : initrd,
             .topologies = topologies, .sc = pt, .control = pl->control,
             .variant_append = pl->append, .log_path = log,
             .cmdline_path = cmd, .label = label,

@@ -214,6 +214,14 @@ gboolean smmulab_scenario_check_value(const char *file, const char *group,
         } else if (!strcmp(key, "dev") && !is_token(v) && !strchr(v, ':')) {
             return bad(err, file, group, key, v, "not a PCI address");
         }
+    } else if (g_str_has_prefix(group, "variant.")) {
+        if (strcmp(key, "kernel") && strcmp(key, "initrd")) {
+            return bad(err, file, group, key, v,
+                       "unknown key (known: kernel, initrd)");
+        }
+        if (!*v) {
+            return bad(err, file, group, key, v, "an empty path");
+        }
     } else if (!strcmp(group, "variants")) {
         if (!is_token(key)) {
             return bad(err, file, group, key, v,
@@ -226,7 +234,7 @@ gboolean smmulab_scenario_check_value(const char *file, const char *group,
     } else {
         return bad(err, file, group, key, v, "unknown group (known: "
                    "scenario, machine, smmu, guest, workload, variants, "
-                   "sweep)");
+                   "variant.NAME, sweep)");
     }
     return TRUE;
 }
@@ -237,6 +245,8 @@ static void variant_free(gpointer p)
 
     g_free(v->name);
     g_free(v->append);
+    g_free(v->kernel);
+    g_free(v->initrd);
     g_free(v);
 }
 
@@ -323,6 +333,41 @@ static void apply(SmmulabScenario *s, const Setting *st)
         var->append = g_strdup(v);
         g_ptr_array_add(s->variants, var);
     }
+}
+
+/* [variant.NAME] settings, once every variant is known; FALSE if NAME isn't */
+static gboolean apply_variant_files(ScenarioPriv *p, GError **err)
+{
+    SmmulabScenario *s = &p->pub;
+    guint i, j;
+
+    for (i = 0; i < p->settings->len; i++) {
+        const Setting *st = g_ptr_array_index(p->settings, i);
+        SmmulabVariant *var = NULL;
+
+        if (!g_str_has_prefix(st->group, "variant.")) {
+            continue;
+        }
+        for (j = 0; j < s->variants->len; j++) {
+            SmmulabVariant *v = g_ptr_array_index(s->variants, j);
+
+            if (!strcmp(v->name, st->group + 8)) {
+                var = v;
+            }
+        }
+        if (!var) {
+            return bad(err, s->file, st->group, st->key, st->value,
+                       "no such variant in [variants]");
+        }
+        if (!strcmp(st->key, "kernel")) {
+            g_free(var->kernel);
+            var->kernel = g_strdup(st->value);
+        } else {
+            g_free(var->initrd);
+            var->initrd = g_strdup(st->value);
+        }
+    }
+    return TRUE;
 }
 
 static ScenarioPriv *scenario_new(const char *file)
@@ -430,6 +475,18 @@ SmmulabScenario *smmulab_scenario_load(const char *file,
                                               err)) {
                 goto fail;
             }
+            if (!strcmp(groups[i], "variants")) {
+                guint k;
+
+                /* GKeyFile keeps a repeated key: a name must be unique */
+                for (k = 0; k < j; k++) {
+                    if (!strcmp(keys[k], keys[j])) {
+                        bad(err, file, groups[i], keys[j], v,
+                            "a second variant of this name");
+                        goto fail;
+                    }
+                }
+            }
             add_setting(p, groups[i], keys[j], v);
         }
     }
@@ -455,6 +512,9 @@ SmmulabScenario *smmulab_scenario_load(const char *file,
         goto fail;
     }
 
+    if (!apply_variant_files(p, err)) {
+        goto fail;
+    }
     if (s->baseline) {
         gboolean found = FALSE;
 
@@ -559,5 +619,7 @@ SmmulabScenario *smmulab_scenario_at_point(const SmmulabScenario *s,
         !(control && !strcmp(s->sweep_group, "smmu"))) {
         add_setting(p, s->sweep_group, s->sweep_key, value);
     }
+    /* (validated when the scenario was loaded) */
+    apply_variant_files(p, NULL);
     return &p->pub;
 }

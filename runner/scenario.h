@@ -11,6 +11,8 @@
 typedef struct SmmulabVariant {
     char *name;
     char *append;               /* kernel command line of the variant */
+    char *kernel;               /* [variant.NAME] kernel=, or NULL */
+    char *initrd;               /* [variant.NAME] initrd=, or NULL */
 } SmmulabVariant;
 
 typedef struct SmmulabScenario {

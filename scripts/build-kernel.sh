@@ -5,6 +5,10 @@
 # module BUILDDIR/guest/smmulab_bench.ko (guest/module/).
 #
 #   scripts/build-kernel.sh BUILDDIR
+#   scripts/build-kernel.sh --stock DIR   the same kernel without the patch
+#       series (a stock 6.12 to compare against): DIR/guest/Image, its
+#       module, and DIR/guest/initramfs.cpio with the kit's init (needs a
+#       built BUILDDIR=build for the init and mkcpio)
 #
 # Work tree BUILDDIR/linux/src (hard links into the cached pristine tree,
 # broken by patch where it writes), objects in BUILDDIR/linux/obj.
@@ -12,7 +16,12 @@ set -euo pipefail
 SMMULAB_TAG=smmulab-kernel
 . "$(dirname "$0")/common.sh"
 
-B=$(mkdir -p "${1:?usage: build-kernel.sh BUILDDIR}" && cd "$1" && pwd)
+stock=0
+if [ "${1:-}" = --stock ]; then
+    stock=1
+    shift
+fi
+B=$(mkdir -p "${1:?usage: build-kernel.sh [--stock] BUILDDIR}" && cd "$1" && pwd)
 W=$B/linux/src
 O=$B/linux/obj
 LOGS=$B/logs
@@ -25,6 +34,7 @@ pristine=$("$SMMULAB_ROOT/scripts/linux-src.sh" | tail -n1)
 shopt -s nullglob
 patches=("$SMMULAB_ROOT"/patches/linux/*.patch)
 shopt -u nullglob
+[ $stock = 0 ] || patches=()
 stamp="$pristine $(files_hash "${patches[@]}")"
 
 # Files a patch series touches, so that a change of series rebuilds them even
@@ -119,3 +129,16 @@ run_logged "$LOGS/module-build.log" "smmulab_bench module build" \
     "${kmake[@]}" M="$M" modules
 install_if_changed "$M/smmulab_bench.ko" "$B/guest/smmulab_bench.ko"
 log "$B/guest/smmulab_bench.ko"
+
+if [ $stock = 1 ]; then
+    # The kit's init with this kernel's module, as guest/meson.build packs it
+    K=$SMMULAB_ROOT/build/guest
+    [ -x "$K/mkcpio" ] && [ -x "$K/init" ] || \
+        die "$K/init and $K/mkcpio missing: build the kit first (make build)"
+    "$K/mkcpio" "$B/guest/initramfs.cpio" \
+        'dir dev 755' 'nod dev/console 600 c 5 1' 'dir proc 755' \
+        'dir sys 755' 'dir lib 755' 'dir lib/modules 755' \
+        "file init $K/init 755" \
+        "file lib/modules/smmulab_bench.ko $B/guest/smmulab_bench.ko 644"
+    log "$B/guest/initramfs.cpio (stock kernel, no patch series)"
+fi

@@ -103,6 +103,31 @@ size=$(stat -c %s "$OUT"/rob/03-flood-rep1.log 2>/dev/null || echo 0)
 check "robustness: flood log capped at 1 MiB (got $size bytes)" [ "$size" -le 1048576 -a "$size" -gt 0 ]
 check "robustness: every run's log kept" [ "$(ls "$OUT"/rob/*.log | wc -l)" = 5 ]
 
+# Kernel against kernel: a variant boots its own Image (here a copy)
+cp "$B/guest/Image" "$OUT/other-Image"
+cat >"$OUT/kernels.ini" <<EOF
+[scenario]
+name=kernels
+timeout=60
+control=off
+[machine]
+cpus=1
+memory=256M
+[workload]
+kind=none
+[variants]
+kit=
+other=
+[variant.other]
+kernel=$OUT/other-Image
+EOF
+"$RUN" --build "$B" --out "$OUT/kernels" "$OUT/kernels.ini" >"$OUT/kernels.out" 2>"$OUT/kernels.err"
+rc=$?
+check "kernels: exit 0 (got $rc)" [ $rc = 0 ]
+check "kernels: the variant booted its own Image" grep -qF -- "'-kernel' '$OUT/other-Image'" "$OUT/kernels/02-other-rep1.cmdline"
+check "kernels: the other variant booted the kit's" grep -qF -- "'-kernel' '$B/guest/Image'" "$OUT/kernels/01-kit-rep1.cmdline"
+check "kernels: runs.json records it" grep -q "\"kernel\" : \"$OUT/other-Image\"" "$OUT/kernels/runs.json"
+
 # A QEMU whose monitor stops answering (SIGSTOP) ends as a timeout, within
 # the scenario's 10 s plus the QMP and kill grace periods
 ( for _ in $(seq 1 300); do
