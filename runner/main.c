@@ -29,6 +29,7 @@
 #include "topology.h"
 
 typedef struct Plan {
+    guint index;                /* 1-based, in the whole plan */
     const char *variant;
     const char *append;
     const char *kernel;         /* the variant's own, or NULL */
@@ -163,6 +164,8 @@ static JsonNode *run_json(const Plan *pl, const SmmulabRun *r,
     }
     json_builder_set_member_name(b, "control");
     json_builder_add_boolean_value(b, pl->control);
+    json_builder_set_member_name(b, "index");
+    json_builder_add_int_value(b, pl->index);
     json_builder_set_member_name(b, "rep");
     json_builder_add_int_value(b, pl->rep);
     add_string_member(b, "verdict", r->verdict);
@@ -315,11 +318,170 @@ static gboolean save_runs(const char *dir, JsonNode *scenario,
     return g_file_set_contents(path, text, -1, err);
 }
 
+/* A runs.json: its scenario and runs, or NULL with @err */
+static JsonNode *load_runs(const char *dir, GError **err)
+{
+    g_autofree char *path = g_build_filename(dir, "runs.json", NULL);
+    g_autoptr(JsonParser) parser = json_parser_new();
+    JsonNode *root;
+
+    if (!json_parser_load_from_file(parser, path, err)) {
+        g_prefix_error(err, "%s: ", path);
+        return NULL;
+    }
+    root = json_parser_get_root(parser);
+    if (!root || !JSON_NODE_HOLDS_OBJECT(root) ||
+        !json_object_has_member(json_node_get_object(root), "scenario") ||
+        !json_object_has_member(json_node_get_object(root), "runs")) {
+        g_set_error(err, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                    "%s: not a runs.json of smmulab-run", path);
+        return NULL;
+    }
+    return json_node_copy(root);
+}
+
+static gint by_index(gconstpointer a, gconstpointer b)
+{
+    JsonObject *x = json_node_get_object(*(JsonNode **)a);
+    JsonObject *y = json_node_get_object(*(JsonNode **)b);
+
+    return json_object_get_int_member_with_default(x, "index", 0) -
+           json_object_get_int_member_with_default(y, "index", 0);
+}
+
+/* Copy DIR/NAME to OUT/NAME */
+static gboolean copy_into(const char *dir, const char *name, const char *out,
+                          GError **err)
+{
+    g_autofree char *from = g_build_filename(dir, name, NULL);
+    g_autofree char *to = g_build_filename(out, name, NULL);
+    g_autoptr(GFile) f = g_file_new_for_path(from);
+    g_autoptr(GFile) t = g_file_new_for_path(to);
+
+    return g_file_copy(f, t, G_FILE_COPY_OVERWRITE, NULL, NULL, NULL, err);
+}
+
+/*
+ * --merge: the runs of shards of one plan (each a runs.json directory) in
+ * one output directory, in plan order, with their logs, and its report.
+ */
+static int merge(char **dirs, int n, const char *out)
+{
+    g_autoptr(GPtrArray) all = g_ptr_array_new_with_free_func(
+        (GDestroyNotify)json_node_unref);
+    g_autoptr(JsonNode) first = NULL;
+    g_autoptr(JsonGenerator) gen = json_generator_new();
+    g_autofree char *sc_text = NULL;
+    g_autoptr(JsonArray) runs = json_array_new();
+    g_autoptr(GHashTable) seen = g_hash_table_new(g_direct_hash,
+                                                  g_direct_equal);
+    g_autoptr(GError) err = NULL;
+    g_autofree char *text = NULL;
+    JsonObject *root0;
+    int d;
+    guint i;
+
+    if (g_mkdir_with_parents(out, 0755)) {
+        fprintf(stderr, "smmulab-run: cannot create %s: %s\n", out,
+                g_strerror(errno));
+        return 1;
+    }
+    for (d = 0; d < n; d++) {
+        g_autoptr(JsonNode) doc = load_runs(dirs[d], &err);
+        g_autofree char *this_sc = NULL;
+        JsonArray *r;
+
+        if (!doc) {
+            fprintf(stderr, "smmulab-run: %s\n", err->message);
+            return 1;
+        }
+        json_generator_set_root(gen, json_object_get_member(
+            json_node_get_object(doc), "scenario"));
+        this_sc = json_generator_to_data(gen, NULL);
+        if (!first) {
+            first = json_node_ref(doc);
+            sc_text = g_strdup(this_sc);
+        } else if (strcmp(sc_text, this_sc)) {
+            fprintf(stderr, "smmulab-run: %s: another scenario than %s's: "
+                    "only shards of one plan merge\n", dirs[d], dirs[0]);
+            return 2;
+        }
+        r = json_object_get_array_member(json_node_get_object(doc), "runs");
+        for (i = 0; i < json_array_get_length(r); i++) {
+            JsonNode *run = json_array_get_element(r, i);
+            JsonObject *o = json_node_get_object(run);
+            gint64 k = json_object_get_int_member_with_default(o, "index", 0);
+            const char *files[] = {
+                json_object_get_string_member_with_default(o, "log", NULL),
+                json_object_get_string_member_with_default(o, "cmdline", NULL),
+            };
+            guint f;
+
+            if (k <= 0 || g_hash_table_contains(seen, GINT_TO_POINTER(k))) {
+                fprintf(stderr, "smmulab-run: %s: run %u has %s plan index "
+                        "%" G_GINT64_FORMAT "\n", dirs[d], i + 1,
+                        k <= 0 ? "no" : "an already merged", k);
+                return 2;
+            }
+            g_hash_table_add(seen, GINT_TO_POINTER(k));
+            for (f = 0; f < G_N_ELEMENTS(files); f++) {
+                if (files[f] && !strchr(files[f], '/') &&
+                    !copy_into(dirs[d], files[f], out, &err)) {
+                    fprintf(stderr, "smmulab-run: %s\n", err->message);
+                    return 1;
+                }
+            }
+            g_ptr_array_add(all, json_node_copy(run));
+        }
+    }
+    g_ptr_array_sort(all, by_index);
+    for (i = 0; i < all->len; i++) {
+        json_array_add_element(runs, json_node_copy(all->pdata[i]));
+    }
+    root0 = json_node_get_object(first);
+    if (!save_runs(out, json_object_get_member(root0, "scenario"),
+                   json_object_get_member(root0, "provenance"), runs, &err)) {
+        fprintf(stderr, "smmulab-run: %s\n", err->message);
+        return 1;
+    }
+    text = smmulab_report_from_dir(out, &err);
+    if (!text) {
+        fprintf(stderr, "smmulab-run: %s\n", err->message);
+        return 1;
+    }
+    fputs(text, stdout);
+    printf("report: %s/report.txt, report.json, report.svg (%u runs from %d "
+           "director%s)\n", out, all->len, n, n == 1 ? "y" : "ies");
+    return 0;
+}
+
+/* "I/N" with 1 <= I <= N */
+static gboolean parse_shard(const char *s, guint *i, guint *n)
+{
+    char *end;
+    guint64 a, b;
+
+    a = g_ascii_strtoull(s, &end, 10);
+    if (end == s || *end != '/') {
+        return FALSE;
+    }
+    b = g_ascii_strtoull(end + 1, &end, 10);
+    if (*end || !b || !a || a > b || b > 100000) {
+        return FALSE;
+    }
+    *i = a;
+    *n = b;
+    return TRUE;
+}
+
 int main(int argc, char **argv)
 {
     g_autofree char *build = NULL, *out = NULL, *report_dir = NULL;
     g_autofree char *topologies = NULL;
-    gboolean check = FALSE, no_control = FALSE;
+    gboolean check = FALSE, no_control = FALSE, list = FALSE;
+    gboolean do_merge = FALSE;
+    g_autofree char *shard = NULL, *only = NULL;
+    guint shard_i = 0, shard_n = 0;
     gint repeat = 0;
     gint64 console_cap = 64 << 20;
     GOptionEntry entries[] = {
@@ -339,6 +501,15 @@ int main(int argc, char **argv)
           "skip the control runs", NULL },
         { "console-cap", 0, 0, G_OPTION_ARG_INT64, &console_cap,
           "bytes of each console kept in its log (default 64 MiB)", "N" },
+        { "list", 0, 0, G_OPTION_ARG_NONE, &list,
+          "print the plan, one JSON line per boot, run nothing", NULL },
+        { "shard", 0, 0, G_OPTION_ARG_STRING, &shard,
+          "run only boots I, I+N, I+2N... of the plan", "I/N" },
+        { "only", 0, 0, G_OPTION_ARG_STRING, &only,
+          "run only these boots of the plan", "K[,K...]" },
+        { "merge", 0, 0, G_OPTION_ARG_NONE, &do_merge,
+          "merge the runs.json of shard directories (the arguments) into "
+          "--out, and report", NULL },
         { NULL }
     };
     g_autoptr(GOptionContext) ctx = g_option_context_new(
@@ -352,12 +523,25 @@ int main(int argc, char **argv)
     g_autoptr(JsonArray) runs = json_array_new();
     g_autofree char *qemu = NULL, *kernel = NULL, *initrd = NULL;
     g_autofree char *text = NULL;
-    guint i, v, p, rep, failed = 0, npoints;
+    guint i, v, p, rep, failed = 0, npoints, total;
 
     setvbuf(stdout, NULL, _IOLBF, 0);
     g_option_context_add_main_entries(ctx, entries, NULL);
     if (!g_option_context_parse(ctx, &argc, &argv, &err)) {
         fprintf(stderr, "smmulab-run: %s\n", err->message);
+        return 2;
+    }
+    if (do_merge) {
+        if (argc < 2 || !out) {
+            fprintf(stderr, "smmulab-run: usage: smmulab-run --merge --out "
+                    "DIR SHARD_DIR...\n");
+            return 2;
+        }
+        return merge(argv + 1, argc - 1, out);
+    }
+    if (shard && !parse_shard(shard, &shard_i, &shard_n)) {
+        fprintf(stderr, "smmulab-run: --shard %s: not I/N with 1 <= I <= N\n",
+                shard);
         return 2;
     }
     if (report_dir) {
@@ -427,7 +611,7 @@ int main(int argc, char **argv)
             SmmulabVariant *var = g_ptr_array_index(sc->variants, v);
 
             for (rep = 1; rep <= sc->repeat; rep++) {
-                Plan pl = { var->name, var->append, var->kernel, var->initrd,
+                Plan pl = { 0, var->name, var->append, var->kernel, var->initrd,
                             sc->sweep_group ?
                                 g_ptr_array_index(sc->sweep_values, p) : NULL,
                             FALSE, rep };
@@ -447,7 +631,7 @@ int main(int argc, char **argv)
         for (p = 0; p < (per_point ? npoints : 1); p++) {
             for (v = 0; v < sc->variants->len; v++) {
                 SmmulabVariant *var = g_ptr_array_index(sc->variants, v);
-                Plan pl = { var->name, var->append, var->kernel, var->initrd,
+                Plan pl = { 0, var->name, var->append, var->kernel, var->initrd,
                             per_point ? g_ptr_array_index(sc->sweep_values, p)
                                       : NULL,
                             TRUE, 1 };
@@ -455,6 +639,74 @@ int main(int argc, char **argv)
                 g_array_append_val(plan, pl);
             }
         }
+    }
+
+    for (i = 0; i < plan->len; i++) {
+        g_array_index(plan, Plan, i).index = i + 1;
+    }
+    total = plan->len;
+    if (list) {
+        g_autoptr(SmmulabTopology) topo = smmulab_topology_load(
+            topologies, sc->workload, NULL, NULL);
+
+        for (i = 0; i < plan->len; i++) {
+            Plan *pl = &g_array_index(plan, Plan, i);
+            g_autoptr(SmmulabScenario) pt = smmulab_scenario_at_point(sc,
+                pl->point, pl->control);
+            g_autoptr(JsonBuilder) b = json_builder_new();
+            g_autoptr(JsonGenerator) gen = json_generator_new();
+            g_autoptr(JsonNode) node = NULL;
+            g_autofree char *line = NULL;
+
+            json_builder_begin_object(b);
+            json_builder_set_member_name(b, "index");
+            json_builder_add_int_value(b, pl->index);
+            add_string_member(b, "variant", pl->variant);
+            add_string_member(b, "point", pl->point);
+            json_builder_set_member_name(b, "control");
+            json_builder_add_boolean_value(b, pl->control);
+            json_builder_set_member_name(b, "rep");
+            json_builder_add_int_value(b, pl->rep);
+            json_builder_set_member_name(b, "cpus");
+            json_builder_add_int_value(b, pt->cpus ? pt->cpus :
+                                       (topo ? topo->cpus : 0));
+            add_string_member(b, "memory", pt->memory ? pt->memory :
+                              (topo ? topo->memory : NULL));
+            add_string_member(b, "append", pl->append);
+            json_builder_end_object(b);
+            node = json_builder_get_root(b);
+            json_generator_set_root(gen, node);
+            line = json_generator_to_data(gen, NULL);
+            printf("%s\n", line);
+        }
+        return 0;
+    }
+    if (shard || only) {
+        g_autoptr(GArray) keep = g_array_new(FALSE, TRUE, sizeof(Plan));
+        g_auto(GStrv) ks = only ? g_strsplit(only, ",", -1) : NULL;
+        g_autofree gboolean *pick = g_new0(gboolean, plan->len + 1);
+
+        for (i = 0; ks && ks[i]; i++) {
+            guint64 k;
+
+            if (!g_ascii_string_to_unsigned(g_strstrip(ks[i]), 10, 1,
+                                            plan->len, &k, NULL)) {
+                fprintf(stderr, "smmulab-run: --only %s: %s is not a boot "
+                        "of the plan (1..%u)\n", only, ks[i], plan->len);
+                return 2;
+            }
+            pick[k] = TRUE;
+        }
+        for (i = 0; i < plan->len; i++) {
+            Plan *pl = &g_array_index(plan, Plan, i);
+
+            if ((!shard || i % shard_n == shard_i - 1) &&
+                (!only || pick[pl->index])) {
+                g_array_append_val(keep, *pl);
+            }
+        }
+        g_array_set_size(plan, 0);
+        g_array_append_vals(plan, keep->data, keep->len);
     }
 
     if (check) {
@@ -469,7 +721,7 @@ int main(int argc, char **argv)
                 pl->kernel ? " [kernel " : "", pl->kernel ? pl->kernel : "",
                 pl->initrd ? " initrd " : "", pl->initrd ? pl->initrd : "");
 
-            printf("  %2u. %s%s%s%s rep %u: %s%s%s\n", i + 1,
+            printf("  %2u. %s%s%s%s rep %u: %s%s%s\n", pl->index,
                    pl->control ? "control:" : "", pl->variant,
                    pl->point ? " at " : "", pl->point ? pl->point : "",
                    pl->rep, pl->append, files,
@@ -501,7 +753,8 @@ int main(int argc, char **argv)
         Plan *pl = &g_array_index(plan, Plan, i);
         g_autoptr(SmmulabScenario) pt = smmulab_scenario_at_point(sc,
             pl->point, pl->control);
-        g_autofree char *base = g_strdup_printf("%02u-%s%s%s%s-rep%u", i + 1,
+        g_autofree char *base = g_strdup_printf("%02u-%s%s%s%s-rep%u",
+            pl->index,
             pl->control ? "control-" : "", pl->variant,
             pl->point ? "-" : "", pl->point ? pl->point : "", pl->rep);
         g_autofree char *log = g_strdup_printf("%s/%s.log", out, base);
@@ -510,7 +763,7 @@ int main(int argc, char **argv)
         g_autofree char *log_rel = g_strdup_printf("%s.log", base);
         g_autofree char *cmd_rel = g_strdup_printf("%s.cmdline", base);
         g_autofree char *label = g_strdup_printf("[%u/%u] %s%s%s%s rep %u",
-            i + 1, plan->len, pl->control ? "control:" : "", pl->variant,
+            pl->index, total, pl->control ? "control:" : "", pl->variant,
             pl->point ? " " : "", pl->point ? pl->point : "", pl->rep);
         SmmulabRunSpec spec = {
             .qemu = qemu,

@@ -24,6 +24,11 @@ static char *first_line_of(const char *const *argv)
     return *out ? g_strdup(out) : NULL;
 }
 
+static gint cmp_names(gconstpointer a, gconstpointer b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
 /* SHA-256 of the files matching @suffix in @dir, in name order */
 static char *hash_dir(const char *dir, const char *suffix)
 {
@@ -44,7 +49,7 @@ static char *hash_dir(const char *dir, const char *suffix)
     if (!names->len) {
         return NULL;
     }
-    g_ptr_array_sort(names, (GCompareFunc)g_strcmp0);
+    g_ptr_array_sort(names, cmp_names);
     for (i = 0; i < names->len; i++) {
         g_autofree char *path = g_build_filename(dir,
                                                  (char *)names->pdata[i],
