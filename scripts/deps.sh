@@ -25,34 +25,57 @@ APT_PKGS=(
 )
 BPO_PKGS=(meson python3-pycotap)
 
+installed() {
+    dpkg-query -W -f='${Status}\n' "$1" 2>/dev/null | grep -q '^install ok installed'
+}
+
 if [ "$(id -u)" != 0 ]; then
-    missing=$(dpkg-query -W -f='${Status} ${Package}\n' "${APT_PKGS[@]}" \
-        "${BPO_PKGS[@]}" 2>/dev/null | grep -vc '^install ok installed' || true)
-    if [ "${missing:-0}" = 0 ] && command -v meson >/dev/null; then
+    # A package dpkg does not know prints nothing: ask for each one
+    absent=()
+    for p in "${APT_PKGS[@]}" "${BPO_PKGS[@]}"; do
+        installed "$p" || absent+=("$p")
+    done
+    if [ ${#absent[@]} = 0 ]; then
         exit 0
     fi
-    die "missing build dependencies and not root; run 'sudo $0'"
+    die "not installed: ${absent[*]}; run 'sudo $0' once, then build as yourself"
 fi
 
 if ! grep -q '^ID=debian' /etc/os-release || \
    ! grep -q 'VERSION_CODENAME=bookworm' /etc/os-release; then
-    log "warning: not Debian 12 (bookworm); package names may differ"
+    die "this is not Debian 12 (bookworm): not adding Debian apt sources here; install the equivalents of: ${APT_PKGS[*]} ${BPO_PKGS[*]} (meson >= 1.5), and QEMU 10.0.x and Linux 6.12 sources (QEMU_SRC=, LINUX_SRC=: docs/build.md)"
 fi
+
+# The mirror this machine already uses for bookworm (deb822 or one-line
+# sources), so that the added suites come from the same place
+mirror=$(awk 'BEGIN { RS = ""; FS = "\n" }
+    { u = ""; s = 0
+      for (i = 1; i <= NF; i++) {
+          if ($i ~ /^URIs:/) { split($i, a, /[ \t]+/); u = a[2] }
+          if ($i ~ /^Suites:/ && $i ~ /[ \t]bookworm([ \t]|$)/) s = 1
+      }
+      if (s && u != "") { print u; exit } }' /etc/apt/sources.list.d/*.sources 2>/dev/null)
+if [ -z "$mirror" ] && [ -f /etc/apt/sources.list ]; then
+    mirror=$(awk '$1 == "deb" && / bookworm / {
+        for (i = 2; i <= NF; i++) if ($i ~ /^(https?|ftp):/) { print $i; exit } }' \
+        /etc/apt/sources.list)
+fi
+mirror=${mirror:-http://deb.debian.org/debian}
 
 need_update=0
 src=/etc/apt/sources.list.d/smmulab.sources
 if [ ! -f "$src" ]; then
-    log "adding apt sources $src (bookworm-backports deb, trixie deb-src)"
-    cat > "$src" <<'SRC'
+    log "adding apt sources $src (bookworm-backports deb, trixie deb-src, from $mirror)"
+    cat > "$src" <<SRC
 # Added by smmulab scripts/deps.sh
 Types: deb
-URIs: http://deb.debian.org/debian
+URIs: $mirror
 Suites: bookworm-backports
 Components: main
 Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
 
 Types: deb-src
-URIs: http://deb.debian.org/debian
+URIs: $mirror
 Suites: trixie
 Components: main
 Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
@@ -67,10 +90,6 @@ Pin: release n=trixie
 Pin-Priority: 1
 PREF
 fi
-
-installed() {
-    dpkg-query -W -f='${Status}\n' "$1" 2>/dev/null | grep -q '^install ok installed'
-}
 
 missing=()
 for p in "${APT_PKGS[@]}"; do
