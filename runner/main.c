@@ -17,6 +17,7 @@
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -235,6 +236,32 @@ static JsonNode *run_json(const Plan *pl, const SmmulabRun *r,
         }
     }
     json_builder_end_object(b);
+    /* The model's counters each second, and the console's moments */
+    json_builder_set_member_name(b, "timeline");
+    json_builder_begin_array(b);
+    for (i = 0; i < r->samples->len; i++) {
+        SmmulabSample *sm = &g_array_index(r->samples, SmmulabSample, i);
+
+        json_builder_begin_array(b);
+        json_builder_add_double_value(b, round(sm->t * 10) / 10);
+        json_builder_add_int_value(b, sm->retired);
+        json_builder_add_int_value(b, sm->full);
+        json_builder_add_int_value(b, sm->pending);
+        json_builder_add_int_value(b, sm->cons_reads_busy);
+        json_builder_end_array(b);
+    }
+    json_builder_end_array(b);
+    json_builder_set_member_name(b, "events");
+    json_builder_begin_array(b);
+    for (i = 0; i < r->events->len; i++) {
+        SmmulabEvent *ev = &g_array_index(r->events, SmmulabEvent, i);
+
+        json_builder_begin_array(b);
+        json_builder_add_double_value(b, round(ev->t * 10) / 10);
+        json_builder_add_string_value(b, ev->kind);
+        json_builder_end_array(b);
+    }
+    json_builder_end_array(b);
     /* The kit kernel's counters at the end of the run */
     json_builder_set_member_name(b, "kernel");
     json_builder_begin_object(b);

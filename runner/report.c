@@ -859,6 +859,166 @@ static void sweep_summary(GString *t, JsonObject *sc, JsonArray *runs,
     }
 }
 
+/* ---- report.html: the text, the chart, and a timeline per run ---- */
+
+static const char *event_color(const char *kind)
+{
+    return !strcmp(kind, "soft lockup") ? "#d62728" :
+           !strcmp(kind, "CMDQ timeout") ? "#ff7f0e" : "#9467bd";
+}
+
+/*
+ * One run over time: the model's pending commands (polled each second),
+ * PROD writes that found the queue full, and the console's soft lockups
+ * and timeouts, in host seconds from QEMU's start.
+ */
+static void timeline_svg(GString *h, JsonObject *run)
+{
+    JsonArray *tl = json_object_has_member(run, "timeline") ?
+        json_object_get_array_member(run, "timeline") : NULL;
+    JsonArray *ev = json_object_has_member(run, "events") ?
+        json_object_get_array_member(run, "events") : NULL;
+    const double W = 720, H = 190, L = 60, R = 20, T = 12, B = 46;
+    const double pw = W - L - R, ph = H - T - B;
+    guint n = tl ? json_array_get_length(tl) : 0;
+    guint ne = ev ? json_array_get_length(ev) : 0, i;
+    double tmax = 1, pmax = 1, x, y;
+    gint64 last_full = -1;
+    GString *path = g_string_new(NULL);
+
+    g_string_append_printf(h, "<svg class=\"timeline\" xmlns=\"http://www.w3.org/2000/svg\" "
+                           "width=\"%.0f\" height=\"%.0f\" "
+                           "font-family=\"sans-serif\" font-size=\"11\">\n", W, H);
+    if (!n && !ne) {
+        svg_text(h, W / 2, H / 2, "middle", 12,
+                 "no timeline recorded for this run");
+        g_string_append(h, "</svg>\n");
+        g_string_free(path, TRUE);
+        return;
+    }
+    for (i = 0; i < n; i++) {
+        JsonArray *sm = json_array_get_array_element(tl, i);
+
+        tmax = MAX(tmax, json_array_get_double_element(sm, 0));
+        pmax = MAX(pmax, json_array_get_int_element(sm, 3));
+    }
+    for (i = 0; i < ne; i++) {
+        tmax = MAX(tmax, json_array_get_double_element(
+            json_array_get_array_element(ev, i), 0));
+    }
+    tmax = axis_max(tmax);
+    pmax = axis_max(pmax);
+    for (i = 0; i <= 4; i++) {
+        g_autofree char *lab = fmt(pmax * i / 4, 0);
+
+        y = T + ph - ph * i / 4;
+        g_string_append_printf(h, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
+                               "y2=\"%.1f\" stroke=\"#ddd\"/>\n", L, y, L + pw, y);
+        svg_text(h, L - 5, y + 4, "end", 10, lab);
+    }
+    for (i = 0; i <= 5; i++) {
+        g_autofree char *lab = fmt(tmax * i / 5, tmax >= 10 ? 0 : 1);
+
+        x = L + pw * i / 5;
+        svg_text(h, x, T + ph + 14, "middle", 10, lab);
+    }
+    svg_text(h, L + pw / 2, T + ph + 28, "middle", 11,
+             "time since QEMU started (s, host)");
+    g_string_append_printf(h, "<text x=\"12\" y=\"%.1f\" font-size=\"11\" "
+                           "text-anchor=\"middle\" transform=\"rotate(-90 12 %.1f)\">"
+                           "commands pending</text>\n", T + ph / 2, T + ph / 2);
+    for (i = 0; i < ne; i++) {
+        JsonArray *e = json_array_get_array_element(ev, i);
+        const char *kind = json_array_get_string_element(e, 1);
+
+        x = L + pw * json_array_get_double_element(e, 0) / tmax;
+        g_string_append_printf(h, "<line class=\"event\" x1=\"%.1f\" y1=\"%.1f\" "
+                               "x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
+                               "stroke-width=\"1.5\"><title>%s</title></line>\n",
+                               x, T, x, T + ph, event_color(kind), kind);
+    }
+    for (i = 0; i < n; i++) {
+        JsonArray *sm = json_array_get_array_element(tl, i);
+        gint64 full = json_array_get_int_element(sm, 2);
+
+        x = L + pw * json_array_get_double_element(sm, 0) / tmax;
+        y = T + ph - ph * json_array_get_int_element(sm, 3) / pmax;
+        g_string_append_printf(path, "%s%.1f,%.1f", path->len ? " " : "", x, y);
+        if (last_full >= 0 && full > last_full) {
+            g_string_append_printf(h, "<rect class=\"full\" x=\"%.1f\" y=\"%.1f\" "
+                                   "width=\"3\" height=\"6\" fill=\"#2ca02c\">"
+                                   "<title>%" G_GINT64_FORMAT " PROD writes "
+                                   "filled the queue</title></rect>\n",
+                                   x - 1.5, T + ph - 6, full - last_full);
+        }
+        last_full = full;
+    }
+    g_string_append_printf(h, "<polyline points=\"%s\" fill=\"none\" "
+                           "stroke=\"#1f77b4\" stroke-width=\"1.5\"/>\n", path->str);
+    g_string_append_printf(h, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
+                           "y2=\"%.1f\" stroke=\"black\"/>\n", L, T + ph, L + pw,
+                           T + ph);
+    g_string_append_printf(h, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
+                           "y2=\"%.1f\" stroke=\"black\"/>\n", L, T, L, T + ph);
+    g_string_append(h, "</svg>\n");
+    g_string_free(path, TRUE);
+}
+
+static char *html_report(JsonObject *sc, JsonArray *runs, const char *text,
+                         const char *svg)
+{
+    GString *h = g_string_new(NULL);
+    g_autofree char *title = g_markup_escape_text(
+        json_object_get_string_member(sc, "name"), -1);
+    g_autofree char *body = g_markup_escape_text(text, -1);
+    guint i;
+
+    g_string_append_printf(h, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n"
+        "<meta charset=\"utf-8\">\n<title>smmulab report: %s</title>\n"
+        "<style>body{font-family:sans-serif;margin:1.5em;max-width:80em}"
+        "pre{font-size:12px;overflow-x:auto;background:#f7f7f7;padding:.8em}"
+        ".run{margin:1em 0}.legend span{margin-right:1.5em}</style>\n"
+        "</head>\n<body>\n<h1>smmulab report: %s</h1>\n", title, title);
+    g_string_append(h, "<h2>Verdicts, evidence and table</h2>\n<pre>");
+    g_string_append(h, body);
+    g_string_append(h, "</pre>\n<h2>Chart</h2>\n");
+    g_string_append(h, svg);
+    g_string_append(h, "<h2>Every run over time</h2>\n<p class=\"legend\">"
+        "<span style=\"color:#1f77b4\">&#9644; commands pending (model, "
+        "each second)</span><span style=\"color:#2ca02c\">&#9646; PROD "
+        "writes that filled the queue</span><span style=\"color:#d62728\">"
+        "| soft lockup</span><span style=\"color:#ff7f0e\">| CMDQ timeout"
+        "</span><span style=\"color:#9467bd\">| CMD_SYNC timeout</span></p>\n");
+    for (i = 0; i < json_array_get_length(runs); i++) {
+        JsonObject *r = json_array_get_object_element(runs, i);
+        const char *pt = json_object_get_string_member_with_default(r, "point",
+                                                                    "");
+        g_autofree char *head = g_markup_printf_escaped(
+            "%s%s%s%s rep %" G_GINT64_FORMAT ": %s",
+            json_object_get_boolean_member(r, "control") ? "control:" : "",
+            json_object_get_string_member(r, "variant"), pt[0] ? " at " : "",
+            pt, json_object_get_int_member(r, "rep"),
+            json_object_get_string_member(r, "verdict"));
+        g_autofree char *links = g_markup_printf_escaped(
+            "<a href=\"%s\">console log</a> &middot; "
+            "<a href=\"%s\">QEMU command line</a>",
+            json_object_get_string_member_with_default(r, "log", ""),
+            json_object_get_string_member_with_default(r, "cmdline", ""));
+
+        g_string_append_printf(h, "<div class=\"run\">\n<h3>%s</h3>\n", head);
+        timeline_svg(h, r);
+        g_string_append_printf(h, "<p>%s</p>\n</div>\n", links);
+    }
+    /* The browser marks each drawing it laid out (tests read the DOM) */
+    g_string_append(h, "<script>\n"
+        "for (const s of document.querySelectorAll('svg')) {\n"
+        "  const b = s.getBBox();\n"
+        "  if (b.width > 0 && b.height > 0) s.setAttribute('data-drawn', 'yes');\n"
+        "}\n</script>\n");
+    g_string_append(h, "</body>\n</html>\n");
+    return g_string_free(h, FALSE);
+}
+
 /* ---- verdicts, control and evidence ---- */
 
 static const Column *find_column(GPtrArray *cols, const char *variant)
@@ -1239,6 +1399,7 @@ char *smmulab_report_write(JsonNode *doc, const char *dir, GError **err)
     GString *t = g_string_new(NULL);
     g_autofree char *det = NULL, *svg = NULL, *json = NULL;
     g_autofree char *p_txt = NULL, *p_json = NULL, *p_svg = NULL;
+    g_autofree char *p_html = NULL, *html = NULL;
     guint i, nrun = json_array_get_length(runs), nok = 0, nctl = 0;
     guint nexact = 0, ncounted = 0;
     gboolean reliable, has_control = json_object_get_boolean_member(sc,
@@ -1395,9 +1556,12 @@ char *smmulab_report_write(JsonNode *doc, const char *dir, GError **err)
     p_txt = g_build_filename(dir, "report.txt", NULL);
     p_json = g_build_filename(dir, "report.json", NULL);
     p_svg = g_build_filename(dir, "report.svg", NULL);
+    p_html = g_build_filename(dir, "report.html", NULL);
+    html = html_report(sc, runs, t->str, svg);
     if (!g_file_set_contents(p_txt, t->str, -1, err) ||
         !g_file_set_contents(p_json, json, -1, err) ||
-        !g_file_set_contents(p_svg, svg, -1, err)) {
+        !g_file_set_contents(p_svg, svg, -1, err) ||
+        !g_file_set_contents(p_html, html, -1, err)) {
         g_string_free(t, TRUE);
         return NULL;
     }

@@ -44,6 +44,8 @@ void smmulab_run_free(SmmulabRun *r)
     g_free(r->first_lockup_fn);
     g_free(r->kernel_version);
     g_array_unref(r->lockup_cpus);
+    g_array_unref(r->samples);
+    g_array_unref(r->events);
     g_ptr_array_unref(r->results);
     if (r->stats) {
         json_node_unref(r->stats);
@@ -186,6 +188,8 @@ SmmulabRun *smmulab_run_new(void)
 
     r->results = g_ptr_array_new_with_free_func(g_free);
     r->lockup_cpus = g_array_new(FALSE, TRUE, sizeof(guint));
+    r->samples = g_array_new(FALSE, TRUE, sizeof(SmmulabSample));
+    r->events = g_array_new(FALSE, TRUE, sizeof(SmmulabEvent));
     return r;
 }
 
@@ -208,6 +212,15 @@ static const char *untimed(const char *line)
     return line;
 }
 
+static void note_event(SmmulabRun *r, const char *kind)
+{
+    SmmulabEvent e = { r->clock_s, kind };
+
+    if (r->events->len < SMMULAB_RUN_MAX_EVENTS) {
+        g_array_append_val(r->events, e);
+    }
+}
+
 void smmulab_run_scan_console(SmmulabRun *r, const char *line)
 {
     const char *p;
@@ -220,6 +233,7 @@ void smmulab_run_scan_console(SmmulabRun *r, const char *line)
         const char *cpu = strstr(p, "CPU#");
 
         r->soft_lockups++;
+        note_event(r, "soft lockup");
         if (cpu) {
             guint64 c = g_ascii_strtoull(cpu + 4, NULL, 10);
 
@@ -240,9 +254,11 @@ void smmulab_run_scan_console(SmmulabRun *r, const char *line)
     }
     if (strstr(line, "CMDQ timeout")) {
         r->cmdq_timeouts_printed++;
+        note_event(r, "CMDQ timeout");
     }
     if (strstr(line, "CMD_SYNC timeout")) {
         r->cmd_sync_timeouts_printed++;
+        note_event(r, "CMD_SYNC timeout");
     }
     /* "arm_smmu_cmdq_issue_cmdlist: 5 callbacks suppressed" */
     if ((p = strstr(line, " callbacks suppressed")) &&
@@ -457,6 +473,7 @@ SmmulabRun *smmulab_run_boot(const SmmulabRunSpec *spec, GError **err)
             ssize_t n = read(pipefd[0], buf, sizeof(buf));
 
             if (n > 0) {
+                r->clock_s = (g_get_monotonic_time() - start) / 1e6;
                 consume(&w, buf, n);
             } else if (n == 0 || (errno != EINTR && errno != EAGAIN)) {
                 eof = TRUE;
@@ -501,6 +518,19 @@ SmmulabRun *smmulab_run_boot(const SmmulabRunSpec *spec, GError **err)
                     json_node_unref(r->stats);
                 }
                 r->stats = st;
+                if (JSON_NODE_HOLDS_OBJECT(st)) {
+                    JsonObject *o = json_node_get_object(st);
+                    SmmulabSample smp = {
+                        (now - start) / 1e6,
+                        json_object_get_int_member_with_default(o, "retired", 0),
+                        json_object_get_int_member_with_default(o, "full", 0),
+                        json_object_get_int_member_with_default(o, "pending", 0),
+                        json_object_get_int_member_with_default(
+                            o, "cons-reads-busy", 0),
+                    };
+
+                    g_array_append_val(r->samples, smp);
+                }
             } else if (g_error_matches(qerr, G_IO_ERROR,
                                        G_IO_ERROR_TIMED_OUT) ||
                        g_error_matches(qerr, G_IO_ERROR, G_IO_ERROR_CLOSED)) {

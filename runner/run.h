@@ -26,6 +26,20 @@ typedef struct SmmulabRunSpec {
     guint64 console_cap;        /* bytes of console kept (0: 64 MiB) */
 } SmmulabRunSpec;
 
+/* The model's counters at one moment of a run (host seconds from start) */
+typedef struct SmmulabSample {
+    double t;
+    gint64 retired, full, pending, cons_reads_busy;
+} SmmulabSample;
+
+/* A console line that matters, and when it came */
+typedef struct SmmulabEvent {
+    double t;
+    const char *kind;           /* "soft lockup", "CMDQ timeout", ... */
+} SmmulabEvent;
+
+#define SMMULAB_RUN_MAX_EVENTS 2000
+
 typedef struct SmmulabRun {
     char *verdict;              /* ok error skipped panic timeout qemu-failed no-result interrupted */
     char *detail;               /* one line on what went wrong, or NULL */
@@ -44,6 +58,9 @@ typedef struct SmmulabRun {
     gboolean flood;             /* console output over the cap */
     guint64 console_bytes;
     GPtrArray *results;         /* RESULT lines, without "RESULT " */
+    double clock_s;             /* seconds since QEMU started, as scanned */
+    GArray *samples;            /* SmmulabSample, about one per second */
+    GArray *events;             /* SmmulabEvent: lockups and timeouts */
     JsonNode *stats;            /* the model's cmdq-stats at the end */
 } SmmulabRun;
 

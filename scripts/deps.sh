@@ -21,7 +21,7 @@ APT_PKGS=(
     gcc-aarch64-linux-gnu libc6-dev-arm64-cross bc libssl-dev libelf-dev
     cpio kmod linux-source-6.12
     # host runner and tests
-    libjson-glib-dev parallel
+    libjson-glib-dev parallel chromium
 )
 BPO_PKGS=(meson python3-pycotap)
 

@@ -80,6 +80,21 @@ check "counts: report says the count is exact" grep -q '^  timeouts: counted by 
 check "counts: evidence names the run and its log" \
     grep -qE "^  fair rep 1: 0 soft lockup\(s\), 0 CMDQ and [0-9]+ CMD_SYNC timeout\(s\) \(counted by the kernel\)" "$OUT/counts.out"
 
+# report.html: the text, the chart and a timeline per run, drawn by a
+# real browser (Debian's chromium, headless)
+check "e2e: report.html has a timeline per run" \
+    [ "$(grep -c '<svg class="timeline"' "$OUT/e2e/report.html")" = 3 ]
+check "e2e: the timelines have the model's samples" \
+    [ "$(grep -c '<polyline points="[0-9]' "$OUT/e2e/report.html")" -ge 3 ]
+if command -v chromium >/dev/null; then
+    timeout 120 chromium --headless --no-sandbox --disable-gpu --dump-dom \
+        "file://$OUT/e2e/report.html" >"$OUT/e2e.dom" 2>/dev/null
+    check "e2e: chromium drew the chart and all 3 timelines ($(grep -o 'data-drawn="yes"' "$OUT/e2e.dom" | wc -l) drawings)" \
+        [ "$(grep -o 'data-drawn="yes"' "$OUT/e2e.dom" | wc -l)" = 4 ]
+else
+    ok "# SKIP e2e: chromium not installed (apt-get install chromium)"
+fi
+
 # kill the QEMU of the "killed" variant once it runs (SIGKILL: QEMU dies)
 ( for _ in $(seq 1 600); do
       if pkill -KILL -f 'smmulab[.]tag=killme'; then exit 0; fi

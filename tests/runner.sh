@@ -79,7 +79,7 @@ for g in tests/golden/*/; do
         notok "golden $name: smmulab-run --report failed: $(cat "$tmp/$name.out")"
         continue
     fi
-    for f in report.txt report.json report.svg; do
+    for f in report.txt report.json report.svg report.html; do
         if cmp -s "$g/$f" "$tmp/$name/$f"; then
             ok "golden $name: $f as recorded"
         else
