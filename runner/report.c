@@ -515,6 +515,46 @@ static double axis_max(double v)
     return 10 * p;
 }
 
+/* The range of @m over the counting runs of @c at @point: FALSE if < 2 */
+static gboolean spread(JsonArray *runs, const Metric *m, const Column *c,
+                       const char *point, double *lo, double *hi)
+{
+    g_autoptr(GArray) v = values_of(runs, m, c, point);
+    SmmulabSummary s;
+
+    smmulab_summarize((double *)v->data, v->len, &s);
+    *lo = s.min;
+    *hi = s.max;
+    return s.n > 1 && s.min < s.max;
+}
+
+/* A variant's colour, the same for its control */
+static const char *variant_color(GPtrArray *cols, const Column *col)
+{
+    guint c, k = 0;
+
+    for (c = 0; c < cols->len; c++) {
+        const Column *o = g_ptr_array_index(cols, c);
+
+        if (!o->control) {
+            if (!strcmp(o->variant, col->variant)) {
+                return palette[k % G_N_ELEMENTS(palette)];
+            }
+            k++;
+        }
+    }
+    return palette[k % G_N_ELEMENTS(palette)];
+}
+
+/* A vertical min..max bar with caps, between y1 and y2, at x */
+static void error_bar(GString *s, double x, double y1, double y2)
+{
+    g_string_append_printf(s, "<path class=\"range\" d=\"M%.1f %.1fV%.1f"
+                           "M%.1f %.1fH%.1fM%.1f %.1fH%.1f\" stroke=\"black\" "
+                           "stroke-width=\"1\" fill=\"none\"/>\n",
+                           x, y1, y2, x - 3, y1, x + 3, x - 3, y2, x + 3);
+}
+
 static char *svg_chart(JsonObject *sc, JsonArray *runs, GPtrArray *cols,
                        const char *kind)
 {
@@ -553,13 +593,15 @@ static char *svg_chart(JsonObject *sc, JsonArray *runs, GPtrArray *cols,
         for (c = 0; c < cols->len; c++) {
             Column *col = g_ptr_array_index(cols, c);
 
-            for (p = 0; p < np && !col->control; p++) {
-                double v = aggregate(runs, m, col,
-                                     json_array_get_string_element(points, p),
-                                     NULL);
+            for (p = 0; p < np; p++) {
+                const char *pt = json_array_get_string_element(points, p);
+                double v = aggregate(runs, m, col, pt, NULL), lo, hi;
 
                 if (!isnan(v)) {
                     vmax = MAX(vmax, v);
+                }
+                if (spread(runs, m, col, pt, &lo, &hi)) {
+                    vmax = MAX(vmax, hi);
                 }
             }
         }
@@ -586,19 +628,21 @@ static char *svg_chart(JsonObject *sc, JsonArray *runs, GPtrArray *cols,
         }
         svg_text(s, L + pw / 2, T + ph + 38, "middle", 12,
                  json_object_get_string_member(sc, "sweep_key"));
+        g_string_append_printf(s, "<text x=\"16\" y=\"%.1f\" font-size=\"11\" "
+                               "text-anchor=\"middle\" transform=\"rotate(-90 16 "
+                               "%.1f)\">%s</text>\n", T + ph / 2, T + ph / 2,
+                               m->label);
+        /* variants solid, their controls dashed and paler; bars: min..max */
         for (c = 0; c < cols->len; c++) {
             Column *col = g_ptr_array_index(cols, c);
-            const char *color = palette[nv % G_N_ELEMENTS(palette)];
+            const char *color = variant_color(cols, col);
             g_autoptr(GString) path = g_string_new(NULL);
+            double lx = L + 10 + (pw - 10) * nv / cols->len;
 
-            if (col->control) {
-                continue;
-            }
             for (p = 0; p < np; p++) {
-                double v = aggregate(runs, m, col,
-                                     json_array_get_string_element(points, p),
-                                     NULL);
-                double x = L + pw * (p + 0.5) / np, y;
+                const char *pt = json_array_get_string_element(points, p);
+                double v = aggregate(runs, m, col, pt, NULL);
+                double x = L + pw * (p + 0.5) / np, y, lo, hi;
 
                 if (isnan(v)) {
                     continue;
@@ -607,15 +651,22 @@ static char *svg_chart(JsonObject *sc, JsonArray *runs, GPtrArray *cols,
                 g_string_append_printf(path, "%s%.1f,%.1f", path->len ? " " : "",
                                        x, y);
                 g_string_append_printf(s, "<circle cx=\"%.1f\" cy=\"%.1f\" "
-                                       "r=\"4\" fill=\"%s\"/>\n", x, y, color);
+                                       "r=\"4\" fill=\"%s\"%s/>\n", x, y, color,
+                                       col->control ? " fill-opacity=\"0.45\"" : "");
+                if (spread(runs, m, col, pt, &lo, &hi)) {
+                    error_bar(s, x, T + ph - ph * lo / vmax,
+                              T + ph - ph * hi / vmax);
+                }
             }
             g_string_append_printf(s, "<polyline points=\"%s\" fill=\"none\" "
-                                   "stroke=\"%s\" stroke-width=\"2\"/>\n",
-                                   path->str, color);
+                                   "stroke=\"%s\" stroke-width=\"2\"%s/>\n",
+                                   path->str, color, col->control ?
+                                   " stroke-dasharray=\"6 4\" stroke-opacity=\"0.6\"" : "");
             g_string_append_printf(s, "<rect x=\"%.1f\" y=\"%.1f\" width=\"12\" "
-                                   "height=\"12\" fill=\"%s\"/>\n",
-                                   L + 10 + 150 * nv, H - 28, color);
-            svg_text(s, L + 28 + 150 * nv, H - 18, "start", 12, col->name);
+                                   "height=\"12\" fill=\"%s\"%s/>\n",
+                                   lx, H - 28, color,
+                                   col->control ? " fill-opacity=\"0.45\"" : "");
+            svg_text(s, lx + 16, H - 18, "start", 11, col->name);
             nv++;
         }
     } else {
@@ -628,12 +679,18 @@ static char *svg_chart(JsonObject *sc, JsonArray *runs, GPtrArray *cols,
         }
         for (c = 0; c < ncol; c++) {
             for (i = 0; i < (int)nm; i++) {
-                double v = aggregate(runs, find_metric(kind, ch->bars[i]),
-                                     g_ptr_array_index(cols, c), NULL, NULL);
+                const Metric *bm = find_metric(kind, ch->bars[i]);
+                double v = aggregate(runs, bm, g_ptr_array_index(cols, c),
+                                     NULL, NULL), rlo, rhi;
 
                 if (!isnan(v) && v > 0) {
                     vmax = MAX(vmax, v);
                     vmin = MIN(vmin, v);
+                }
+                if (spread(runs, bm, g_ptr_array_index(cols, c), NULL, &rlo,
+                           &rhi) && rlo > 0) {
+                    vmax = MAX(vmax, rhi);
+                    vmin = MIN(vmin, rlo);
                 }
             }
         }
@@ -684,6 +741,22 @@ static char *svg_chart(JsonObject *sc, JsonArray *runs, GPtrArray *cols,
                                        T + ph - ph * frac, bw * 0.9,
                                        ph * frac, palette[i],
                                        col->control ? " fill-opacity=\"0.45\"" : "");
+                {
+                    double rlo, rhi;
+
+                    /* the repeats' range, within the axis */
+                    if (spread(runs, find_metric(kind, ch->bars[i]), col, NULL,
+                               &rlo, &rhi) && rlo > 0) {
+                        double f1 = ch->bar_log ?
+                            (log10(rlo) - lo) / (hi - lo) : rlo / hi;
+                        double f2 = ch->bar_log ?
+                            (log10(rhi) - lo) / (hi - lo) : rhi / hi;
+
+                        error_bar(s, x + bw * 0.45,
+                                  T + ph - ph * CLAMP(f1, 0, 1),
+                                  T + ph - ph * CLAMP(f2, 0, 1));
+                    }
+                }
             }
             svg_text(s, gx + gw / 2, T + ph + 18, "middle", 11, col->name);
         }
