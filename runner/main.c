@@ -477,7 +477,7 @@ static int merge(char **dirs, int n, const char *out)
         return 1;
     }
     fputs(text, stdout);
-    printf("report: %s/report.txt, report.json, report.svg (%u runs from %d "
+    printf("report: %s/report.html, report.txt, report.json, report.svg (%u runs from %d "
            "director%s)\n", out, all->len, n, n == 1 ? "y" : "ies");
     return 0;
 }
@@ -578,7 +578,7 @@ int main(int argc, char **argv)
             return 1;
         }
         fputs(text, stdout);
-        printf("report: %s/report.txt, report.json, report.svg\n", report_dir);
+        printf("report: %s/report.html, report.txt, report.json, report.svg\n", report_dir);
         return 0;
     }
     if (argc != 2) {
@@ -840,7 +840,7 @@ int main(int argc, char **argv)
                 plan->len);
         return 128 + smmulab_run_interrupted;
     }
-    printf("report: %s/report.txt, report.json, report.svg (runs.json, "
+    printf("report: %s/report.html, report.txt, report.json, report.svg (runs.json, "
            "console logs and QEMU command lines beside them)\n", out);
     return failed ? 3 : 0;
 }

@@ -39,7 +39,7 @@ check "e2e: table has the variant and its control" \
     grep -qE '^ +fair \| +control:fair' "$OUT/e2e.out"
 check "e2e: model counters in the table" grep -qE '^model: CMD_SYNCs +[1-9]' "$OUT/e2e.out"
 check "e2e: progress shown" grep -q '^\[1/3\] fair rep 1 .*retired=' "$OUT/e2e.err"
-check "e2e: report names where it is" grep -q "^report: $OUT/e2e/report.txt" "$OUT/e2e.out"
+check "e2e: report names where it is" grep -q "^report: $OUT/e2e/report.html, report.txt" "$OUT/e2e.out"
 check "e2e: provenance in the report" \
     grep -qE '^  built from: smmulab [0-9a-f]{7,}.*; QEMU emulator version 10\.0\.[0-9]+ \(smmulab\); Linux 6\.12\.[0-9]+ \(Image [0-9a-f]{12}, config [0-9a-f]{12}\); patches: qemu [0-9a-f]{12}, linux [0-9a-f]{12}$' "$OUT/e2e.out"
 check "e2e: host and command line in the report" \
