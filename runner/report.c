@@ -12,6 +12,7 @@
 
 #include "abtest.h"
 #include "report.h"
+#include "smmulab_bench.h"
 
 /* Significance level of the verdicts, and the bootstrap behind intervals */
 #define ALPHA 0.05
@@ -932,6 +933,166 @@ static void sweep_summary(GString *t, JsonObject *sc, JsonArray *runs,
     }
 }
 
+/* ---- latency distributions, from the guest's whole histograms ---- */
+
+/* Add the "hist=@what" RESULT line of @run into @hist (bucket counts) */
+static gboolean add_hist(JsonObject *run, const char *what, guint64 *hist)
+{
+    JsonArray *lines = json_object_has_member(run, "result_lines") ?
+        json_object_get_array_member(run, "result_lines") : NULL;
+    g_autofree char *key = g_strdup_printf(" hist=%s buckets=", what);
+    gboolean found = FALSE;
+    guint i;
+
+    for (i = 0; lines && i < json_array_get_length(lines); i++) {
+        const char *l = json_array_get_string_element(lines, i);
+        const char *p = strstr(l, key);
+
+        if (!g_str_has_prefix(l, "workload=") || !p) {
+            continue;
+        }
+        p += strlen(key);
+        while (*p && *p != '-') {
+            char *end;
+            guint64 idx = g_ascii_strtoull(p, &end, 10), n;
+
+            if (*end != ':') {
+                break;
+            }
+            n = g_ascii_strtoull(end + 1, &end, 10);
+            if (idx < SMMULAB_HIST_BUCKETS) {
+                hist[idx] += n;
+                found = TRUE;
+            }
+            p = *end == ',' ? end + 1 : end;
+            if (!*end || *end == ' ') {
+                break;
+            }
+        }
+    }
+    return found;
+}
+
+/*
+ * The distribution of unmap (or flush) latency per column, over all its
+ * runs: the fraction of operations at or below each bucket's top, on a log
+ * axis; controls dashed.  NULL when no run kept its histogram.
+ */
+static char *cdf_svg(JsonObject *sc, JsonArray *runs, GPtrArray *cols)
+{
+    const double W = 760, H = 420, L = 70, R = 20, T = 50, B = 90;
+    const double pw = W - L - R, ph = H - T - B;
+    g_autofree guint64 *all = g_new0(guint64, (gsize)SMMULAB_HIST_BUCKETS *
+                                     cols->len);
+    gboolean any = FALSE;
+    double xmin = INFINITY, xmax = 0, lo, hi;
+    GString *s;
+    guint c, i, j;
+    g_autofree char *title = NULL;
+
+    for (c = 0; c < cols->len; c++) {
+        guint64 *h = all + (gsize)SMMULAB_HIST_BUCKETS * c;
+
+        for (i = 0; i < json_array_get_length(runs); i++) {
+            JsonObject *r = json_array_get_object_element(runs, i);
+
+            if (run_matches(r, g_ptr_array_index(cols, c), NULL) &&
+                run_counts(r)) {
+                any |= add_hist(r, "unmap", h);
+            }
+        }
+        for (j = 0; j < SMMULAB_HIST_BUCKETS; j++) {
+            if (h[j]) {
+                xmin = MIN(xmin, smmulab_hist_top(j) / 1e3);
+                xmax = MAX(xmax, smmulab_hist_top(j) / 1e3);
+            }
+        }
+    }
+    if (!any) {
+        return NULL;
+    }
+    lo = floor(log10(MAX(xmin, 1e-3)));
+    hi = ceil(log10(MAX(xmax, 1e-3)));
+    if (hi <= lo) {
+        hi = lo + 1;
+    }
+    s = g_string_new(NULL);
+    g_string_append_printf(s, "<svg class=\"cdf\" xmlns=\"http://www.w3.org/2000/svg\" "
+                           "width=\"%.0f\" height=\"%.0f\" "
+                           "font-family=\"sans-serif\">\n", W, H);
+    g_string_append_printf(s, "<rect width=\"%.0f\" height=\"%.0f\" "
+                           "fill=\"white\"/>\n", W, H);
+    title = g_strdup_printf("%s: distribution of unmap latency, all runs",
+                            json_object_get_string_member(sc, "name"));
+    svg_text(s, W / 2, 28, "middle", 16, title);
+    for (i = 0; i <= 4; i++) {
+        double y = T + ph - ph * i / 4;
+        g_autofree char *lab = g_strdup_printf("%.2f", i / 4.0);
+
+        g_string_append_printf(s, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
+                               "y2=\"%.1f\" stroke=\"#ddd\"/>\n", L, y, L + pw, y);
+        svg_text(s, L - 6, y + 4, "end", 11, lab);
+    }
+    for (i = 0; i <= (guint)(hi - lo); i++) {
+        double x = L + pw * i / (hi - lo);
+        g_autofree char *lab = fmt(pow(10, lo + i), lo + i < 0 ? (int)-(lo + i) : 0);
+
+        g_string_append_printf(s, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
+                               "y2=\"%.1f\" stroke=\"#eee\"/>\n", x, T, x, T + ph);
+        svg_text(s, x, T + ph + 16, "middle", 11, lab);
+    }
+    svg_text(s, L + pw / 2, T + ph + 34, "middle", 12,
+             "unmap latency (us, log scale)");
+    g_string_append_printf(s, "<text x=\"16\" y=\"%.1f\" font-size=\"12\" "
+                           "text-anchor=\"middle\" transform=\"rotate(-90 16 %.1f)\">"
+                           "fraction of unmaps at or below</text>\n", T + ph / 2,
+                           T + ph / 2);
+    for (c = 0; c < cols->len; c++) {
+        Column *col = g_ptr_array_index(cols, c);
+        guint64 *h = all + (gsize)SMMULAB_HIST_BUCKETS * c, total = 0, cum = 0;
+        const char *color = variant_color(cols, col);
+        g_autoptr(GString) path = g_string_new(NULL);
+        double lx = L + 10 + (pw - 10) * c / cols->len, py = T + ph;
+
+        for (j = 0; j < SMMULAB_HIST_BUCKETS; j++) {
+            total += h[j];
+        }
+        if (!total) {
+            continue;
+        }
+        for (j = 0; j < SMMULAB_HIST_BUCKETS; j++) {
+            double x, y;
+
+            if (!h[j]) {
+                continue;
+            }
+            cum += h[j];
+            x = L + pw * (log10(MAX(smmulab_hist_top(j) / 1e3, 1e-3)) - lo) /
+                (hi - lo);
+            y = T + ph - ph * (double)cum / total;
+            /* steps: up at each bucket's top */
+            g_string_append_printf(path, "%s%.1f,%.1f %.1f,%.1f",
+                                   path->len ? " " : "", x, py, x, y);
+            py = y;
+        }
+        g_string_append_printf(s, "<polyline points=\"%s\" fill=\"none\" "
+                               "stroke=\"%s\" stroke-width=\"2\"%s/>\n",
+                               path->str, color, col->control ?
+                               " stroke-dasharray=\"6 4\" stroke-opacity=\"0.6\"" : "");
+        g_string_append_printf(s, "<rect x=\"%.1f\" y=\"%.1f\" width=\"12\" "
+                               "height=\"12\" fill=\"%s\"%s/>\n", lx, H - 28,
+                               color, col->control ? " fill-opacity=\"0.45\"" : "");
+        svg_text(s, lx + 16, H - 18, "start", 11, col->name);
+    }
+    g_string_append_printf(s, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
+                           "y2=\"%.1f\" stroke=\"black\"/>\n", L, T + ph, L + pw,
+                           T + ph);
+    g_string_append_printf(s, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
+                           "y2=\"%.1f\" stroke=\"black\"/>\n", L, T, L, T + ph);
+    g_string_append(s, "</svg>\n");
+    return g_string_free(s, FALSE);
+}
+
 /* ---- report.html: the text, the chart, and a timeline per run ---- */
 
 static const char *event_color(const char *kind)
@@ -1038,7 +1199,7 @@ static void timeline_svg(GString *h, JsonObject *run)
 }
 
 static char *html_report(JsonObject *sc, JsonArray *runs, const char *text,
-                         const char *svg)
+                         const char *svg, const char *cdf)
 {
     GString *h = g_string_new(NULL);
     g_autofree char *title = g_markup_escape_text(
@@ -1056,6 +1217,10 @@ static char *html_report(JsonObject *sc, JsonArray *runs, const char *text,
     g_string_append(h, body);
     g_string_append(h, "</pre>\n<h2>Chart</h2>\n");
     g_string_append(h, svg);
+    if (cdf) {
+        g_string_append(h, "<h2>Latency distribution</h2>\n");
+        g_string_append(h, cdf);
+    }
     g_string_append(h, "<h2>Every run over time</h2>\n<p class=\"legend\">"
         "<span style=\"color:#1f77b4\">&#9644; commands pending (model, "
         "each second)</span><span style=\"color:#2ca02c\">&#9646; PROD "
@@ -1472,7 +1637,8 @@ char *smmulab_report_write(JsonNode *doc, const char *dir, GError **err)
     GString *t = g_string_new(NULL);
     g_autofree char *det = NULL, *svg = NULL, *json = NULL;
     g_autofree char *p_txt = NULL, *p_json = NULL, *p_svg = NULL;
-    g_autofree char *p_html = NULL, *html = NULL;
+    g_autofree char *p_html = NULL, *html = NULL, *cdf = NULL;
+    g_autofree char *p_cdf = NULL;
     guint i, nrun = json_array_get_length(runs), nok = 0, nctl = 0;
     guint nexact = 0, ncounted = 0;
     gboolean reliable, has_control = json_object_get_boolean_member(sc,
@@ -1630,7 +1796,13 @@ char *smmulab_report_write(JsonNode *doc, const char *dir, GError **err)
     p_json = g_build_filename(dir, "report.json", NULL);
     p_svg = g_build_filename(dir, "report.svg", NULL);
     p_html = g_build_filename(dir, "report.html", NULL);
-    html = html_report(sc, runs, t->str, svg);
+    cdf = cdf_svg(sc, runs, cols);
+    html = html_report(sc, runs, t->str, svg, cdf);
+    p_cdf = g_build_filename(dir, "report-cdf.svg", NULL);
+    if (cdf && !g_file_set_contents(p_cdf, cdf, -1, err)) {
+        g_string_free(t, TRUE);
+        return NULL;
+    }
     if (!g_file_set_contents(p_txt, t->str, -1, err) ||
         !g_file_set_contents(p_json, json, -1, err) ||
         !g_file_set_contents(p_svg, svg, -1, err) ||

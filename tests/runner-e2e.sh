@@ -84,13 +84,15 @@ check "counts: evidence names the run and its log" \
 # real browser (Debian's chromium, headless)
 check "e2e: report.html has a timeline per run" \
     [ "$(grep -c '<svg class="timeline"' "$OUT/e2e/report.html")" = 3 ]
+check "e2e: latency distribution from the guest's histograms, a line per column" \
+    [ "$(grep -c '<polyline' "$OUT/e2e/report-cdf.svg")" = 2 ]
 check "e2e: the timelines have the model's samples" \
     [ "$(grep -c '<polyline points="[0-9]' "$OUT/e2e/report.html")" -ge 3 ]
 if command -v chromium >/dev/null; then
     timeout 120 chromium --headless --no-sandbox --disable-gpu --dump-dom \
         "file://$OUT/e2e/report.html" >"$OUT/e2e.dom" 2>/dev/null
-    check "e2e: chromium drew the chart and all 3 timelines ($(grep -o 'data-drawn="yes"' "$OUT/e2e.dom" | wc -l) drawings)" \
-        [ "$(grep -o 'data-drawn="yes"' "$OUT/e2e.dom" | wc -l)" = 4 ]
+    check "e2e: chromium drew the chart, the latency distribution and all 3 timelines ($(grep -o 'data-drawn="yes"' "$OUT/e2e.dom" | wc -l) drawings)" \
+        [ "$(grep -o 'data-drawn="yes"' "$OUT/e2e.dom" | wc -l)" = 5 ]
 else
     ok "# SKIP e2e: chromium not installed (apt-get install chromium)"
 fi

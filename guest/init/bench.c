@@ -64,6 +64,27 @@ static void print_latency(const char *what, const uint64_t *hist,
 	       what, (unsigned long long)max);
 }
 
+/*
+ * The whole histogram, for latency distributions on the host: the non-empty
+ * buckets as INDEX:COUNT (smmulab_bench.h gives each bucket's range).
+ */
+static void print_hist(const char *name, const char *what,
+		       const uint64_t *hist)
+{
+	unsigned int i;
+	int any = 0;
+
+	printf("RESULT workload=%s hist=%s buckets=", name, what);
+	for (i = 0; i < SMMULAB_HIST_BUCKETS; i++) {
+		if (hist[i]) {
+			printf("%s%u:%llu", any ? "," : "", i,
+			       (unsigned long long)hist[i]);
+			any = 1;
+		}
+	}
+	printf("%s\n", any ? "" : "-");
+}
+
 static void run_bench(const char *name, uint32_t mode)
 {
 	static uint64_t hist_map[SMMULAB_HIST_BUCKETS];
@@ -148,6 +169,9 @@ static void run_bench(const char *name, uint32_t mode)
 		print_latency("map", hist_map, r->map_sum_ns, r->map_max_ns);
 	print_latency("unmap", hist_unmap, r->unmap_sum_ns, r->unmap_max_ns);
 	printf("\n");
+	if (mode != SMMULAB_BENCH_ASID_FLUSH)
+		print_hist(name, "map", hist_map);
+	print_hist(name, "unmap", hist_unmap);
 	if (!total_ops)
 		fail("%s completed no operation at all", name);
 }
