@@ -1,0 +1,185 @@
+/*
+ * smmulab: a scenario's plan — every boot, numbered: each variant at each
+ * sweep point REPEAT times, then the controls
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "plan.h"
+#include "record.h"
+#include "topology.h"
+
+GArray *smmulab_plan_make(const SmmulabScenario *sc)
+{
+    GArray *plan = g_array_new(FALSE, TRUE, sizeof(SmmulabBoot));
+    guint i, v, p, rep, npoints;
+
+    npoints = sc->sweep_group ? sc->sweep_values->len : 1;
+    for (p = 0; p < npoints; p++) {
+        for (v = 0; v < sc->variants->len; v++) {
+            SmmulabVariant *var = g_ptr_array_index(sc->variants, v);
+
+            for (rep = 1; rep <= sc->repeat; rep++) {
+                SmmulabBoot pl = {
+                    0, var->name, var->append, var->kernel, var->initrd,
+                    sc->sweep_group ?
+                        g_ptr_array_index(sc->sweep_values, p) : NULL,
+                    FALSE, rep
+                };
+
+                g_array_append_val(plan, pl);
+            }
+        }
+    }
+    if (sc->control) {
+        /*
+         * Fast hardware ignores a sweep of the model, but not a sweep of
+         * the machine or workload: then each point has its control.
+         */
+        gboolean per_point = sc->sweep_group &&
+                             strcmp(sc->sweep_group, "smmu") != 0;
+
+        for (p = 0; p < (per_point ? npoints : 1); p++) {
+            for (v = 0; v < sc->variants->len; v++) {
+                SmmulabVariant *var = g_ptr_array_index(sc->variants, v);
+                SmmulabBoot pl = {
+                    0, var->name, var->append, var->kernel, var->initrd,
+                    per_point ? g_ptr_array_index(sc->sweep_values, p) : NULL,
+                    TRUE, 1
+                };
+
+                g_array_append_val(plan, pl);
+            }
+        }
+    }
+
+    for (i = 0; i < plan->len; i++) {
+        g_array_index(plan, SmmulabBoot, i).index = i + 1;
+    }
+    return plan;
+}
+
+/* "I/N" with 1 <= I <= N */
+static gboolean parse_shard(const char *s, guint *i, guint *n)
+{
+    char *end;
+    guint64 a, b;
+
+    a = g_ascii_strtoull(s, &end, 10);
+    if (end == s || *end != '/') {
+        return FALSE;
+    }
+    b = g_ascii_strtoull(end + 1, &end, 10);
+    if (*end || !b || !a || a > b || b > 100000) {
+        return FALSE;
+    }
+    *i = a;
+    *n = b;
+    return TRUE;
+}
+
+gboolean smmulab_plan_select(GArray *plan, const char *shard,
+                             const char *only, GError **err)
+{
+    guint shard_i = 0, shard_n = 0, i;
+
+    if (shard && !parse_shard(shard, &shard_i, &shard_n)) {
+        g_set_error(err, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                    "--shard %s: not I/N with 1 <= I <= N", shard);
+        return FALSE;
+    }
+    if (shard || only) {
+        g_autoptr(GArray) keep = g_array_new(FALSE, TRUE, sizeof(SmmulabBoot));
+        g_auto(GStrv) ks = only ? g_strsplit(only, ",", -1) : NULL;
+        g_autofree gboolean *pick = g_new0(gboolean, plan->len + 1);
+
+        for (i = 0; ks && ks[i]; i++) {
+            guint64 k;
+
+            if (!g_ascii_string_to_unsigned(g_strstrip(ks[i]), 10, 1,
+                                            plan->len, &k, NULL)) {
+                g_set_error(err, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                            "--only %s: %s is not a boot of the plan (1..%u)",
+                            only, ks[i], plan->len);
+                return FALSE;
+            }
+            pick[k] = TRUE;
+        }
+        for (i = 0; i < plan->len; i++) {
+            SmmulabBoot *pl = &g_array_index(plan, SmmulabBoot, i);
+
+            if ((!shard || i % shard_n == shard_i - 1) &&
+                (!only || pick[pl->index])) {
+                g_array_append_val(keep, *pl);
+            }
+        }
+        g_array_set_size(plan, 0);
+        g_array_append_vals(plan, keep->data, keep->len);
+    }
+
+    return TRUE;
+}
+
+void smmulab_plan_print_list(GArray *plan, const SmmulabScenario *sc,
+                             const char *topologies)
+{
+    g_autoptr(SmmulabTopology) topo = smmulab_topology_load(
+        topologies, sc->workload, NULL, NULL);
+    guint i;
+
+    for (i = 0; i < plan->len; i++) {
+        SmmulabBoot *pl = &g_array_index(plan, SmmulabBoot, i);
+        g_autoptr(SmmulabScenario) pt = smmulab_scenario_at_point(sc,
+            pl->point, pl->control);
+        g_autoptr(JsonBuilder) b = json_builder_new();
+        g_autoptr(JsonGenerator) gen = json_generator_new();
+        g_autoptr(JsonNode) node = NULL;
+        g_autofree char *line = NULL;
+
+        json_builder_begin_object(b);
+        json_builder_set_member_name(b, "index");
+        json_builder_add_int_value(b, pl->index);
+        smmulab_json_add_string(b, "variant", pl->variant);
+        smmulab_json_add_string(b, "point", pl->point);
+        json_builder_set_member_name(b, "control");
+        json_builder_add_boolean_value(b, pl->control);
+        json_builder_set_member_name(b, "rep");
+        json_builder_add_int_value(b, pl->rep);
+        json_builder_set_member_name(b, "cpus");
+        json_builder_add_int_value(b, pt->cpus ? pt->cpus :
+                                   (topo ? topo->cpus : 0));
+        smmulab_json_add_string(b, "memory", pt->memory ? pt->memory :
+                                (topo ? topo->memory : NULL));
+        smmulab_json_add_string(b, "append", pl->append);
+        json_builder_end_object(b);
+        node = json_builder_get_root(b);
+        json_generator_set_root(gen, node);
+        line = json_generator_to_data(gen, NULL);
+        printf("%s\n", line);
+    }
+}
+
+void smmulab_plan_print_check(GArray *plan, const SmmulabScenario *sc,
+                              const char *file)
+{
+    guint i, npoints = sc->sweep_group ? sc->sweep_values->len : 1;
+
+    printf("%s: ok: workload %s, %u variant(s), %u point(s), %u run(s) "
+           "per variant%s; %u boots, at most %u s each\n", file,
+           sc->workload, sc->variants->len, npoints, sc->repeat,
+           sc->control ? ", plus control" : "", plan->len, sc->timeout_s);
+    for (i = 0; i < plan->len; i++) {
+        SmmulabBoot *pl = &g_array_index(plan, SmmulabBoot, i);
+        g_autofree char *files = g_strdup_printf("%s%s%s%s",
+            pl->kernel ? " [kernel " : "", pl->kernel ? pl->kernel : "",
+            pl->initrd ? " initrd " : "", pl->initrd ? pl->initrd : "");
+
+        printf("  %2u. %s%s%s%s rep %u: %s%s%s\n", pl->index,
+               pl->control ? "control:" : "", pl->variant,
+               pl->point ? " at " : "", pl->point ? pl->point : "",
+               pl->rep, pl->append, files,
+               pl->kernel || pl->initrd ? "]" : "");
+    }
+}

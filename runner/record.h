@@ -1,0 +1,40 @@
+/*
+ * smmulab: the run records (runs.json)
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#ifndef SMMULAB_RECORD_H
+#define SMMULAB_RECORD_H
+
+#include <glib.h>
+#include <json-glib/json-glib.h>
+
+#include "plan.h"
+#include "run.h"
+#include "scenario.h"
+
+/* @name: @value, or null when @value is NULL */
+void smmulab_json_add_string(JsonBuilder *b, const char *name,
+                             const char *value);
+
+/* What runs.json says of the scenario */
+JsonNode *smmulab_record_scenario(const SmmulabScenario *sc,
+                                  const char *topologies);
+
+/* One boot's record; @log and @cmdline relative to runs.json */
+JsonNode *smmulab_record_run(const SmmulabBoot *pl, const SmmulabRun *r,
+                             const char *log, const char *cmdline);
+
+/* Write DIR/runs.json */
+gboolean smmulab_record_save(const char *dir, JsonNode *scenario,
+                             JsonNode *provenance, JsonArray *runs,
+                             GError **err);
+
+/*
+ * The runs of shards of one plan (directories with a runs.json) into @out,
+ * in plan order with their logs, and its report: the exit status of
+ * smmulab-run --merge.
+ */
+int smmulab_record_merge(char **dirs, int n, const char *out);
+
+#endif
