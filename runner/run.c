@@ -107,38 +107,14 @@ GPtrArray *smmulab_run_argv(const SmmulabRunSpec *spec, const char *qmp_sock,
         g_ptr_array_unref(argv);
         return NULL;
     }
-    targs = smmulab_topology_qemu_args(topo);
+    /* The machine, as scripts/boot.sh has it too */
+    targs = smmulab_machine_args(topo, sc->icount ? (int)sc->icount_shift : -1);
 
     g_ptr_array_add(argv, g_strdup(spec->qemu));
-    g_ptr_array_add(argv, g_strdup("-M"));
-    g_ptr_array_add(argv, g_strdup("virt,iommu=smmuv3,gic-version=3,"
-                                   "dtb-randomness=off"));
-    g_ptr_array_add(argv, g_strdup("-cpu"));
-    g_ptr_array_add(argv, g_strdup("cortex-a57"));
     for (i = 0; i < targs->len; i++) {
         g_ptr_array_add(argv, g_strdup(g_ptr_array_index(targs, i)));
     }
-    g_ptr_array_add(argv, g_strdup("-accel"));
-    if (sc->icount) {
-        /* Deterministic: one thread, time from instruction counts */
-        g_ptr_array_add(argv, g_strdup("tcg,thread=single"));
-        g_ptr_array_add(argv, g_strdup("-icount"));
-        g_ptr_array_add(argv, g_strdup_printf("shift=%u,sleep=off",
-                                              sc->icount_shift));
-        g_ptr_array_add(argv, g_strdup("-rtc"));
-        g_ptr_array_add(argv, g_strdup("clock=vm,base=2026-01-01"));
-    } else {
-        g_ptr_array_add(argv, g_strdup("tcg,thread=multi"));
-    }
-    g_ptr_array_add(argv, g_strdup("-display"));
-    g_ptr_array_add(argv, g_strdup("none"));
-    g_ptr_array_add(argv, g_strdup("-monitor"));
-    g_ptr_array_add(argv, g_strdup("none"));
-    g_ptr_array_add(argv, g_strdup("-serial"));
-    g_ptr_array_add(argv, g_strdup("stdio"));
-    g_ptr_array_add(argv, g_strdup("-net"));
-    g_ptr_array_add(argv, g_strdup("none"));
-    g_ptr_array_add(argv, g_strdup("-no-reboot"));
+    /* The guest's power-off stops QEMU: the counters are read, then quit */
     g_ptr_array_add(argv, g_strdup("-no-shutdown"));
     if (qmp_sock) {
         g_ptr_array_add(argv, g_strdup("-qmp"));
@@ -150,8 +126,8 @@ GPtrArray *smmulab_run_argv(const SmmulabRunSpec *spec, const char *qmp_sock,
     g_ptr_array_add(argv, g_strdup("-initrd"));
     g_ptr_array_add(argv, g_strdup(spec->initrd));
 
-    g_string_append_printf(append, "console=ttyAMA0 panic=-1 loglevel=7 "
-                           "smmulab.workload=%s", sc->workload);
+    g_string_append_printf(append, SMMULAB_GUEST_CMDLINE
+                           " smmulab.workload=%s", sc->workload);
     if (topo->append) {
         g_string_append_printf(append, " %s", topo->append);
     }

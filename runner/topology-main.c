@@ -4,7 +4,9 @@
  *   smmulab-topology [--file configs/topologies.ini] WORKLOAD [KEY=VALUE...]
  *
  * One argument per line, then nothing else; with --append, the workload's
- * kernel command line instead; with --info, KEY=VALUE lines.
+ * kernel command line instead (console options first, as every smmulab boot
+ * has them); with --info, KEY=VALUE lines; with --machine [--icount SHIFT],
+ * the whole machine smmulab boots, the same arguments the runner uses.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -15,7 +17,8 @@
 int main(int argc, char **argv)
 {
     g_autofree char *file = NULL;
-    gboolean append = FALSE, info = FALSE;
+    gboolean append = FALSE, info = FALSE, machine = FALSE;
+    gint icount = -1;
     GOptionEntry entries[] = {
         { "file", 0, 0, G_OPTION_ARG_FILENAME, &file,
           "topology file (default configs/topologies.ini)", "FILE" },
@@ -23,6 +26,11 @@ int main(int argc, char **argv)
           "print the workload's kernel command line", NULL },
         { "info", 0, 0, G_OPTION_ARG_NONE, &info,
           "print cpus, memory, pfs, needs-module as KEY=VALUE", NULL },
+        { "machine", 0, 0, G_OPTION_ARG_NONE, &machine,
+          "print the whole machine smmulab boots, one argument per line",
+          NULL },
+        { "icount", 0, 0, G_OPTION_ARG_INT, &icount,
+          "with --machine: deterministic, -icount shift=SHIFT", "SHIFT" },
         { NULL }
     };
     g_autoptr(GOptionContext) ctx =
@@ -48,8 +56,8 @@ int main(int argc, char **argv)
         return 1;
     }
     if (append) {
-        printf("smmulab.workload=%s%s%s\n", t->workload,
-               t->append ? " " : "", t->append ? t->append : "");
+        printf(SMMULAB_GUEST_CMDLINE " smmulab.workload=%s%s%s\n",
+               t->workload, t->append ? " " : "", t->append ? t->append : "");
         return 0;
     }
     if (info) {
@@ -57,7 +65,13 @@ int main(int argc, char **argv)
                t->memory, t->pfs, t->needs_module ? "true" : "false");
         return 0;
     }
-    args = smmulab_topology_qemu_args(t);
+    if (icount > 10 || (icount >= 0 && !machine)) {
+        fprintf(stderr, "smmulab-topology: --icount %d: 0..10, with --machine\n",
+                icount);
+        return 2;
+    }
+    args = machine ? smmulab_machine_args(t, icount) :
+                     smmulab_topology_qemu_args(t);
     for (i = 0; i < args->len; i++) {
         printf("%s\n", (char *)g_ptr_array_index(args, i));
     }

@@ -152,6 +152,40 @@ void smmulab_topology_free(SmmulabTopology *t)
     g_free(t);
 }
 
+GPtrArray *smmulab_machine_args(const SmmulabTopology *t, int icount_shift)
+{
+    GPtrArray *a = g_ptr_array_new_with_free_func(g_free);
+    g_autoptr(GPtrArray) targs = smmulab_topology_qemu_args(t);
+    const char *fixed[] = { "-display", "none", "-monitor", "none", "-serial",
+                            "stdio", "-net", "none", "-no-reboot" };
+    guint i;
+
+    g_ptr_array_add(a, g_strdup("-M"));
+    g_ptr_array_add(a, g_strdup("virt,iommu=smmuv3,gic-version=3,"
+                                "dtb-randomness=off"));
+    g_ptr_array_add(a, g_strdup("-cpu"));
+    g_ptr_array_add(a, g_strdup("cortex-a57"));
+    for (i = 0; i < targs->len; i++) {
+        g_ptr_array_add(a, g_strdup(g_ptr_array_index(targs, i)));
+    }
+    g_ptr_array_add(a, g_strdup("-accel"));
+    if (icount_shift >= 0) {
+        /* Deterministic: one thread, time from instruction counts */
+        g_ptr_array_add(a, g_strdup("tcg,thread=single"));
+        g_ptr_array_add(a, g_strdup("-icount"));
+        g_ptr_array_add(a, g_strdup_printf("shift=%d,sleep=off",
+                                           icount_shift));
+        g_ptr_array_add(a, g_strdup("-rtc"));
+        g_ptr_array_add(a, g_strdup("clock=vm,base=2026-01-01"));
+    } else {
+        g_ptr_array_add(a, g_strdup("tcg,thread=multi"));
+    }
+    for (i = 0; i < G_N_ELEMENTS(fixed); i++) {
+        g_ptr_array_add(a, g_strdup(fixed[i]));
+    }
+    return a;
+}
+
 GPtrArray *smmulab_topology_qemu_args(const SmmulabTopology *t)
 {
     GPtrArray *args = g_ptr_array_new_with_free_func(g_free);

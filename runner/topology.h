@@ -31,4 +31,17 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(SmmulabTopology, smmulab_topology_free)
 /* QEMU arguments: -smp N -m MEM -device ... */
 GPtrArray *smmulab_topology_qemu_args(const SmmulabTopology *t);
 
+/* The guest's kernel command line starts so, on every boot */
+#define SMMULAB_GUEST_CMDLINE "console=ttyAMA0 panic=-1 loglevel=7"
+
+/*
+ * The machine every smmulab boot runs, in one place for the runner and
+ * scripts/boot.sh (smmulab-topology --machine): virt with its SMMUv3, the
+ * topology's vCPUs, memory and devices, TCG (multi-threaded, or with
+ * @icount_shift >= 0 single-threaded under -icount with a VM clock), the
+ * console on stdio, nothing else attached, no reboot.  Kernel, initrd,
+ * command line, model properties and monitor are the caller's.
+ */
+GPtrArray *smmulab_machine_args(const SmmulabTopology *t, int icount_shift);
+
 #endif

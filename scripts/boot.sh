@@ -66,7 +66,7 @@ qemu=${qemu:-$B/qemu-system-aarch64}
 kernel=${kernel:-$B/guest/Image}
 initrd=$B/guest/initramfs.cpio
 logf=${logf:-$B/logs/boot.log}
-topology_tool=$B/runner/smmulab-topology
+topology_tool=$B/runner/smmulab-topology   # the machine, shared with the runner
 for f in "$qemu" "$kernel" "$initrd" "$topology_tool"; do
     [ -e "$f" ] || die "$f missing; build first (make build)"
 done
@@ -74,21 +74,18 @@ case $timeout in ''|*[!0-9]*) die "-t $timeout: not a number of seconds" ;; esac
 mkdir -p "$(dirname "$logf")"
 
 topofile=$SMMULAB_ROOT/configs/topologies.ini
-topo_args=$("$topology_tool" --file "$topofile" "$workload" "${topo[@]}") || exit 4
-mapfile -t topo_args <<<"$topo_args"
-workload_append=$("$topology_tool" --file "$topofile" --append "$workload" "${topo[@]}")
-
-accel=(-accel tcg,thread=multi)
+icount_opt=()
 if [ -n "$icount" ]; then
     case $icount in ''|*[!0-9]*) die "-I $icount: not a shift (0..10)" ;; esac
-    accel=(-accel tcg,thread=single -icount "shift=$icount,sleep=off"
-           -rtc clock=vm,base=2026-01-01)
+    icount_opt=(--icount "$icount")
 fi
-cmd=("$qemu" -M virt,iommu=smmuv3,gic-version=3,dtb-randomness=off -cpu cortex-a57
-     "${topo_args[@]}" "${accel[@]}"
-     -display none -monitor none -serial stdio -net none -no-reboot
-     -kernel "$kernel" -initrd "$initrd"
-     -append "console=ttyAMA0 panic=-1 loglevel=7 $workload_append$append")
+# The machine and the guest's command line as the runner builds them
+machine=$("$topology_tool" --file "$topofile" --machine "${icount_opt[@]}" \
+          "$workload" "${topo[@]}") || exit 4
+mapfile -t machine <<<"$machine"
+workload_append=$("$topology_tool" --file "$topofile" --append "$workload" "${topo[@]}")
+cmd=("$qemu" "${machine[@]}" -kernel "$kernel" -initrd "$initrd"
+     -append "$workload_append$append")
 for p in "${props[@]}"; do
     cmd+=(-global "arm-smmuv3.$p")
 done
