@@ -375,29 +375,21 @@ static void progress(const SmmulabRunSpec *spec, const SmmulabRun *r,
     last_line = final ? -1 : t;
 }
 
-SmmulabRun *smmulab_run_boot(const SmmulabRunSpec *spec, GError **err)
+/*
+ * Start QEMU for @spec, its console into a pipe: the command line is kept
+ * in spec->cmdline_path, the log opened.  FALSE with @err if it cannot be.
+ */
+static gboolean start_qemu(const SmmulabRunSpec *spec, const char *sock,
+                           Watch *w, GPid *pid, int *console_fd, GError **err)
 {
-    g_autofree char *sock = g_strdup_printf("%s/smmulab-qmp-%d-%p.sock",
-                                            g_get_tmp_dir(), getpid(),
-                                            (void *)spec);
     g_autoptr(GPtrArray) argv = NULL;
     g_autoptr(GString) cmdline = g_string_new(NULL);
-    SmmulabQmp *qmp = NULL;
-    g_autofree char *smmu_path = NULL;
-    SmmulabRun *r;
-    Watch w = { 0 };
     int pipefd[2];
-    GPid pid;
-    gint64 start, last_poll = 0, deadline, quit_at = 0;
-    gboolean eof = FALSE, timed_out = FALSE, stopped = FALSE;
-    gboolean qmp_dead = FALSE, interrupted = FALSE;
-    gint64 status_at = 0;
-    int status = 0;
     guint i;
 
     argv = smmulab_run_argv(spec, sock, err);
     if (!argv) {
-        return NULL;
+        return FALSE;
     }
     for (i = 0; g_ptr_array_index(argv, i); i++) {
         g_autofree char *q = g_shell_quote(g_ptr_array_index(argv, i));
@@ -406,32 +398,90 @@ SmmulabRun *smmulab_run_boot(const SmmulabRunSpec *spec, GError **err)
     }
     g_string_append_c(cmdline, '\n');
     if (!g_file_set_contents(spec->cmdline_path, cmdline->str, -1, err)) {
-        return NULL;
+        return FALSE;
     }
-    w.log_fd = open(spec->log_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
-                    0644);
-    if (w.log_fd < 0) {
+    w->log_fd = open(spec->log_path,
+                     O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (w->log_fd < 0) {
         g_set_error(err, G_IO_ERROR, g_io_error_from_errno(errno),
                     "cannot create %s: %s", spec->log_path, g_strerror(errno));
-        return NULL;
+        return FALSE;
     }
     if (!g_unix_open_pipe(pipefd, FD_CLOEXEC, err)) {
-        close(w.log_fd);
-        return NULL;
+        close(w->log_fd);
+        return FALSE;
     }
     unlink(sock);
     if (!g_spawn_async_with_pipes_and_fds(NULL,
             (const char * const *)argv->pdata, NULL,
             G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_STDIN_FROM_DEV_NULL,
-            child_setup, NULL, -1, pipefd[1], pipefd[1], NULL, NULL, 0, &pid,
+            child_setup, NULL, -1, pipefd[1], pipefd[1], NULL, NULL, 0, pid,
             NULL, NULL, NULL, err)) {
         close(pipefd[0]);
         close(pipefd[1]);
-        close(w.log_fd);
+        close(w->log_fd);
         g_prefix_error(err, "cannot start %s: ", spec->qemu);
-        return NULL;
+        return FALSE;
     }
     close(pipefd[1]);
+    *console_fd = pipefd[0];
+    return TRUE;
+}
+
+/* What became of the run, from how it ended */
+static void set_verdict(SmmulabRun *r, const SmmulabRunSpec *spec,
+                        const Watch *w, gboolean interrupted,
+                        gboolean timed_out, int status)
+{
+    if (interrupted) {
+        r->verdict = g_strdup("interrupted");
+        r->detail = g_strdup("the runner was interrupted (signal)");
+    } else if (timed_out) {
+        r->verdict = g_strdup("timeout");
+        r->detail = g_strdup_printf("no end after %us", spec->sc->timeout_s);
+    } else if (w->panic) {
+        r->verdict = g_strdup("panic");
+        r->detail = g_strdup(w->panic_line);
+    } else if (w->status_seen) {
+        char v[32];
+        const char *st = smmulab_result_get(r->results, NULL, "status", v,
+                                            sizeof(v));
+
+        r->verdict = g_strdup(st ? st : "no-result");
+        if (w->error_line && strcmp(r->verdict, "ok")) {
+            r->detail = g_strdup(w->error_line);
+        }
+    } else if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+        r->verdict = g_strdup("qemu-failed");
+        r->detail = w->error_line ? g_strdup(w->error_line) :
+            g_strdup_printf("QEMU ended with status 0x%x before a result",
+                            status);
+    } else {
+        r->verdict = g_strdup("no-result");
+        r->detail = g_strdup("the guest stopped without a status line");
+    }
+}
+
+SmmulabRun *smmulab_run_boot(const SmmulabRunSpec *spec, GError **err)
+{
+    g_autofree char *sock = g_strdup_printf("%s/smmulab-qmp-%d-%p.sock",
+                                            g_get_tmp_dir(), getpid(),
+                                            (void *)spec);
+    SmmulabQmp *qmp = NULL;
+    g_autofree char *smmu_path = NULL;
+    SmmulabRun *r;
+    Watch w = { 0 };
+    int console_fd;
+    GPid pid;
+    gint64 start, last_poll = 0, deadline, quit_at = 0;
+    gboolean eof = FALSE, timed_out = FALSE, stopped = FALSE;
+    gboolean qmp_dead = FALSE, interrupted = FALSE;
+    gint64 status_at = 0;
+    int status = 0;
+
+    if (!start_qemu(spec, sock, &w, &pid, &console_fd, err)) {
+        return NULL;
+    }
 
     r = smmulab_run_new();
     w.r = r;
@@ -441,12 +491,12 @@ SmmulabRun *smmulab_run_boot(const SmmulabRunSpec *spec, GError **err)
     deadline = start + (gint64)spec->sc->timeout_s * G_USEC_PER_SEC;
 
     while (!eof) {
-        struct pollfd pfd = { .fd = pipefd[0], .events = POLLIN };
+        struct pollfd pfd = { .fd = console_fd, .events = POLLIN };
         gint64 now;
         char buf[65536];
 
         if (poll(&pfd, 1, 200) > 0) {
-            ssize_t n = read(pipefd[0], buf, sizeof(buf));
+            ssize_t n = read(console_fd, buf, sizeof(buf));
 
             if (n > 0) {
                 r->clock_s = (g_get_monotonic_time() - start) / 1e6;
@@ -554,7 +604,7 @@ SmmulabRun *smmulab_run_boot(const SmmulabRunSpec *spec, GError **err)
         status = -1;
     }
     g_spawn_close_pid(pid);
-    close(pipefd[0]);
+    close(console_fd);
     if (w.partial->len) {
         scan_line(&w, w.partial->str);
     }
@@ -565,33 +615,7 @@ SmmulabRun *smmulab_run_boot(const SmmulabRunSpec *spec, GError **err)
     unlink(sock);
     r->wall_s = (g_get_monotonic_time() - start) / 1e6;
 
-    if (interrupted) {
-        r->verdict = g_strdup("interrupted");
-        r->detail = g_strdup("the runner was interrupted (signal)");
-    } else if (timed_out) {
-        r->verdict = g_strdup("timeout");
-        r->detail = g_strdup_printf("no end after %us", spec->sc->timeout_s);
-    } else if (w.panic) {
-        r->verdict = g_strdup("panic");
-        r->detail = g_strdup(w.panic_line);
-    } else if (w.status_seen) {
-        char v[32];
-        const char *st = smmulab_result_get(r->results, NULL, "status", v,
-                                            sizeof(v));
-
-        r->verdict = g_strdup(st ? st : "no-result");
-        if (w.error_line && strcmp(r->verdict, "ok")) {
-            r->detail = g_strdup(w.error_line);
-        }
-    } else if (!WIFEXITED(status) || WEXITSTATUS(status)) {
-        r->verdict = g_strdup("qemu-failed");
-        r->detail = w.error_line ? g_strdup(w.error_line) :
-            g_strdup_printf("QEMU ended with status 0x%x before a result",
-                            status);
-    } else {
-        r->verdict = g_strdup("no-result");
-        r->detail = g_strdup("the guest stopped without a status line");
-    }
+    set_verdict(r, spec, &w, interrupted, timed_out, status);
     g_free(w.panic_line);
     g_free(w.error_line);
     progress(spec, r, r->wall_s, r->stats, TRUE);
