@@ -213,7 +213,7 @@ static int bench_check(struct smmulab_bench_params *p)
 	    p->size % PAGE_SIZE || !p->hist_map || !p->hist_unmap)
 		return -EINVAL;
 	if (p->mode == SMMULAB_BENCH_UNMAP_STORM &&
-	    (p->total < p->size || p->total > SZ_64G ||
+	    (p->total < p->size || p->total > (64ULL << 30) ||
 	     div64_u64(p->total, p->size) > 65536))
 		return -EINVAL;
 	if (!bench_fits(p))
