@@ -109,6 +109,28 @@ JsonNode *smmulab_record_scenario(const SmmulabScenario *sc,
     return json_builder_get_root(b);
 }
 
+/* The KEY=VALUE words of @line as members, strings or integers */
+static void add_pairs(JsonBuilder *b, const char *line, gboolean as_int)
+{
+    g_auto(GStrv) kv = g_strsplit(line, " ", -1);
+    guint i;
+
+    for (i = 0; kv[i]; i++) {
+        char *eq = strchr(kv[i], '=');
+
+        if (!eq) {
+            continue;
+        }
+        *eq = '\0';
+        json_builder_set_member_name(b, kv[i]);
+        if (as_int) {
+            json_builder_add_int_value(b, g_ascii_strtoll(eq + 1, NULL, 10));
+        } else {
+            json_builder_add_string_value(b, eq + 1);
+        }
+    }
+}
+
 /* The workload's summary RESULT line: workload=K with threads= or pfs= */
 static const char *summary_line(GPtrArray *results)
 {
@@ -199,16 +221,7 @@ JsonNode *smmulab_record_run(const SmmulabBoot *pl, const SmmulabRun *r,
     json_builder_set_member_name(b, "summary");
     json_builder_begin_object(b);
     if (sum) {
-        g_auto(GStrv) kv = g_strsplit(sum, " ", -1);
-
-        for (i = 0; kv[i]; i++) {
-            char *eq = strchr(kv[i], '=');
-
-            if (eq) {
-                *eq = '\0';
-                smmulab_json_add_string(b, kv[i], eq + 1);
-            }
-        }
+        add_pairs(b, sum, FALSE);
     }
     json_builder_end_object(b);
     /* The model's counters each second, and the console's moments */
@@ -244,19 +257,7 @@ JsonNode *smmulab_record_run(const SmmulabBoot *pl, const SmmulabRun *r,
         const char *l = g_ptr_array_index(r->results, i);
 
         if (g_str_has_prefix(l, "kernel-counters ")) {
-            g_auto(GStrv) kv = g_strsplit(l + 16, " ", -1);
-            guint j;
-
-            for (j = 0; kv[j]; j++) {
-                char *eq = strchr(kv[j], '=');
-
-                if (eq) {
-                    *eq = '\0';
-                    json_builder_set_member_name(b, kv[j]);
-                    json_builder_add_int_value(b,
-                        g_ascii_strtoll(eq + 1, NULL, 10));
-                }
-            }
+            add_pairs(b, l + 16, TRUE);
         }
     }
     json_builder_end_object(b);
@@ -298,28 +299,6 @@ gboolean smmulab_record_save(const char *dir, JsonNode *scenario,
     json_generator_set_pretty(gen, TRUE);
     text = json_generator_to_data(gen, NULL);
     return g_file_set_contents(path, text, -1, err);
-}
-
-/* A runs.json: its scenario and runs, or NULL with @err */
-static JsonNode *load_runs(const char *dir, GError **err)
-{
-    g_autofree char *path = g_build_filename(dir, "runs.json", NULL);
-    g_autoptr(JsonParser) parser = json_parser_new();
-    JsonNode *root;
-
-    if (!json_parser_load_from_file(parser, path, err)) {
-        g_prefix_error(err, "%s: ", path);
-        return NULL;
-    }
-    root = json_parser_get_root(parser);
-    if (!root || !JSON_NODE_HOLDS_OBJECT(root) ||
-        !json_object_has_member(json_node_get_object(root), "scenario") ||
-        !json_object_has_member(json_node_get_object(root), "runs")) {
-        g_set_error(err, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-                    "%s: not a runs.json of smmulab-run", path);
-        return NULL;
-    }
-    return json_node_copy(root);
 }
 
 static gint by_index(gconstpointer a, gconstpointer b)
@@ -369,7 +348,7 @@ int smmulab_record_merge(char **dirs, int n, const char *out)
         return 1;
     }
     for (d = 0; d < n; d++) {
-        g_autoptr(JsonNode) doc = load_runs(dirs[d], &err);
+        g_autoptr(JsonNode) doc = smmulab_runs_load(dirs[d], &err);
         g_autofree char *this_sc = NULL;
         JsonArray *r;
 

@@ -1813,7 +1813,7 @@ char *smmulab_report_write(JsonNode *doc, const char *dir, GError **err)
     return g_string_free(t, FALSE);
 }
 
-char *smmulab_report_from_dir(const char *dir, GError **err)
+JsonNode *smmulab_runs_load(const char *dir, GError **err)
 {
     g_autofree char *path = g_build_filename(dir, "runs.json", NULL);
     g_autoptr(JsonParser) parser = json_parser_new();
@@ -1831,5 +1831,12 @@ char *smmulab_report_from_dir(const char *dir, GError **err)
                     "%s: not a runs.json of smmulab-run", path);
         return NULL;
     }
-    return smmulab_report_write(root, dir, err);
+    return json_node_copy(root);
+}
+
+char *smmulab_report_from_dir(const char *dir, GError **err)
+{
+    g_autoptr(JsonNode) root = smmulab_runs_load(dir, err);
+
+    return root ? smmulab_report_write(root, dir, err) : NULL;
 }

@@ -161,6 +161,8 @@ if command -v parallel >/dev/null; then
     check "shards: merged report identical to the one-process run's" \
         cmp -s <(grep -v '^  host:' "$OUT/whole/report.txt") <(grep -v '^  host:' "$OUT/merged/report.txt")
     check "shards: every log merged beside runs.json" [ "$(ls "$OUT"/merged/*.log | wc -l)" = 3 ]
+    check "shards: merged runs in plan order (given shards 3, 1, 2)" \
+        python3 -c "import json,sys; r=json.load(open('$OUT/merged/runs.json'))['runs']; sys.exit([x['index'] for x in r] != [1, 2, 3])"
 else
     ok "# SKIP shards: GNU parallel not installed (apt-get install parallel)"
 fi
