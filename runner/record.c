@@ -131,7 +131,7 @@ static void add_pairs(JsonBuilder *b, const char *line, gboolean as_int)
     }
 }
 
-/* The workload's summary RESULT line: workload=K with threads= or pfs= */
+/* The workload's summary RESULT line: workload=K with threads=, pfs= or slots= */
 static const char *summary_line(GPtrArray *results)
 {
     const char *found = NULL;
@@ -141,7 +141,8 @@ static const char *summary_line(GPtrArray *results)
         const char *l = g_ptr_array_index(results, i);
 
         if (g_str_has_prefix(l, "workload=") &&
-            (strstr(l, " threads=") || strstr(l, " pfs="))) {
+            (strstr(l, " threads=") || strstr(l, " pfs=") ||
+             strstr(l, " slots="))) {
             found = l;
         }
     }

@@ -46,6 +46,8 @@ static const Metric bench_metrics[] = {
       1e-3, 1, AGG_MEAN },
     { "unmap_max_us", "unmap latency max (us)", "result:unmap_max_ns", 1e-3,
       1, AGG_MAX },
+    { "map_mean_us", "map latency mean (us)", "result:map_mean_ns", 1e-3, 1,
+      AGG_MEAN },
     { "map_p50_us", "map latency p50 (us)", "result:map_p50_ns", 1e-3, 1,
       AGG_MEAN },
     { "map_p99_us", "map latency p99 (us)", "result:map_p99_ns", 1e-3, 1,
@@ -98,6 +100,19 @@ static const Metric probe_metrics[] = {
     { NULL }
 };
 
+static const Metric group_metrics[] = {
+    { "rounds", "rounds (probe all, check groups)", "result:rounds", 1, 0,
+      AGG_SUM },
+    { "split_slots", "slots split across IOMMU groups", "result:split_slots",
+      1, 0, AGG_SUM },
+    { "split_rounds", "rounds with a split slot", "result:split_rounds", 1, 0,
+      AGG_SUM },
+    { "distinct_partitions", "distinct partitions into groups",
+      "result:distinct_partitions", 1, 0, AGG_MAX },
+    { "seconds", "time, all rounds (s)", "result:seconds", 1, 2, AGG_MEAN },
+    { NULL }
+};
+
 static const Metric common_metrics[] = {
     { "soft_lockups", "soft lockups", "run:soft_lockups", 1, 0, AGG_SUM },
     { "cmdq_timeouts", "CMDQ timeouts", "run:cmdq_timeouts", 1, 0, AGG_SUM },
@@ -141,6 +156,18 @@ static const Metric common_metrics[] = {
       "kernel:probe_lock_contended", 1, 0, AGG_MEAN },
     { "k_probe_wait_max_us", "driver: longest probe lock wait (us)",
       "kernel:probe_lock_wait_max_ns", 1e-3, 1, AGG_MAX },
+    { "k_probe_wait_ms", "driver: probe lock wait, total (ms)",
+      "kernel:probe_lock_wait_ns", 1e-6, 1, AGG_MEAN },
+    { "k_group_contended", "driver: group formation lock contended",
+      "kernel:group_lock_contended", 1, 0, AGG_MEAN },
+    { "k_group_wait_ms", "driver: group formation lock wait, total (ms)",
+      "kernel:group_lock_wait_ns", 1e-6, 1, AGG_MEAN },
+    { "k_walk_flushes", "driver: walk flushes", "kernel:walk_flushes", 1, 0,
+      AGG_MEAN },
+    { "k_walk_flush_asid", "driver: walk flushes by ASID",
+      "kernel:walk_flushes_by_asid", 1, 0, AGG_MEAN },
+    { "k_range_inv_asid", "driver: ranges over tlbi_max_pages, by ASID",
+      "kernel:range_invalidations_by_asid", 1, 0, AGG_MEAN },
     { NULL }
 };
 
@@ -159,6 +186,7 @@ static const VerdictSet verdict_sets[] = {
     { "asid-flush", { "ops_per_cpu_s", "unmap_p99_us", CMDQ_MECHANISM } },
     { "dma-bench", { "map_mean_us", "unmap_mean_us" } },
     { "probe-storm", { "probe_ms", "vf_probe_max_us" } },
+    { "group-storm", { "seconds", "k_probe_wait_ms" } },
     { NULL }
 };
 
@@ -196,6 +224,8 @@ static const Metric *workload_metrics(const char *kind)
         return probe_metrics;
     } else if (!strcmp(kind, "asid-flush")) {
         return flush_metrics;
+    } else if (!strcmp(kind, "group-storm")) {
+        return group_metrics;
     }
     return NULL;
 }

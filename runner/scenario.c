@@ -30,7 +30,7 @@ static const char *const smmu_props[] = {
 
 static const char *const workload_keys[] = {
     "kind", "threads", "seconds", "size", "total", "granule", "dev", "vfs",
-    "pfs", NULL,
+    "pfs", "rounds", NULL,
 };
 
 static void setting_free(gpointer p)
@@ -191,7 +191,7 @@ gboolean smmulab_scenario_check_value(const char *file, const char *group,
         if (!g_strv_contains(workload_keys, key)) {
             return bad(err, file, group, key, v, "unknown key (known: kind, "
                        "threads, seconds, size, total, granule, dev, vfs, "
-                       "pfs)");
+                       "pfs, rounds)");
         }
         if (!strcmp(key, "kind")) {
             if (!is_token(v)) {
@@ -209,6 +209,8 @@ gboolean smmulab_scenario_check_value(const char *file, const char *group,
             return bad(err, file, group, key, v, "not a number in 1..1024");
         } else if (!strcmp(key, "vfs") && !is_uint(v, 1, 256)) {
             return bad(err, file, group, key, v, "not a number in 1..256");
+        } else if (!strcmp(key, "rounds") && !is_uint(v, 1, 10000)) {
+            return bad(err, file, group, key, v, "not a number in 1..10000");
         } else if (!strcmp(key, "pfs") && !is_uint(v, 1, 64)) {
             return bad(err, file, group, key, v, "not a number in 1..64");
         } else if (!strcmp(key, "dev") && !is_token(v) && !strchr(v, ':')) {

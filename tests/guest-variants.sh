@@ -100,7 +100,77 @@ has probe-hashed "hashed lock printed" 'iommu: probe_lock=hashed'
 has probe-hashed "bus alias walk printed" 'iommu: alias_walk=bus'
 has probe-hashed "all 16 VFs joined IOMMU groups" '^RESULT workload=probe-storm pfs=2 vfs_per_pf=8 vfs_total=16 vfs_in_groups=16 '
 
-boot bogus-variants 0 -w none -a "arm_smmu_v3.cmdq_lock=bogus arm_smmu_v3.cmdq_wait=bogus iommu.probe_lock=bogus iommu.alias_walk=bogus"
+# kc NAME KEY: a kit kernel counter at the end of the run
+kc() {
+    tr -d '\r' <"$LOGD/$1.log" | grep -E '^RESULT kernel-counters ' | tail -n1 | \
+        tr ' ' '\n' | sed -n "s/^$2=//p"
+}
+
+# check NAME WHAT EXPR: an arithmetic test on numbers read from the log
+check() {
+    if [ -n "$3" ] && (( $3 )) 2>/dev/null; then ok "$1: $2 ($3)"; else notok "$1: $2 ($3)"; fi
+}
+
+# Group formation stays serialised under hashed probe locks: the functions
+# of each multifunction device (no ACS) end in one group, round after round,
+# and in the same partition as under the global lock.  The group formation
+# lock is taken (and contended) only when hashed.
+boot groups-global 0 -w group-storm -a "smmulab.rounds=40 iommu.probe_lock=global"
+boot groups-hashed 0 -w group-storm -a "smmulab.rounds=40 iommu.probe_lock=hashed"
+for v in global hashed; do
+    has groups-$v "40 rounds, no slot split, one partition" \
+        '^RESULT workload=group-storm slots=8 functions_per_slot=4 rounds=40 split_slots=0 split_rounds=0 distinct_partitions=1 '
+done
+if [ -n "$(grep -h '^RESULT workload=group-storm round=' "$LOGD"/groups-global.log)" ] && \
+   diff <(grep '^RESULT workload=group-storm round=' "$LOGD/groups-global.log" | tr -d '\r') \
+        <(grep '^RESULT workload=group-storm round=' "$LOGD/groups-hashed.log" | tr -d '\r') >/dev/null; then
+    ok "groups: every round's partition the same under global and hashed"
+else
+    notok "groups: partitions differ between global and hashed"
+fi
+check groups-global "no group formation lock when global" "$(kc groups-global group_lock_acquisitions) == 0"
+check groups-hashed "group formation lock taken once per probe" "$(kc groups-hashed group_lock_acquisitions) == 40 * 32"
+check groups-hashed "and contended: the functions did probe at once" "$(kc groups-hashed group_lock_contended) > 0"
+
+# The bucket count is the table in use: one bucket makes the hashed lock
+# as contended as the global one, many buckets spread the functions out.
+boot buckets-1 0 -w group-storm -a "smmulab.rounds=20 iommu.probe_lock=hashed iommu.probe_lock_buckets=1"
+boot buckets-256 0 -w group-storm -a "smmulab.rounds=20 iommu.probe_lock=hashed iommu.probe_lock_buckets=256"
+has buckets-1 "one bucket printed" 'iommu: probe_lock=hashed buckets=1$'
+check buckets "probe lock contended: 1 bucket > 4 x 256 buckets" \
+    "$(kc buckets-1 probe_lock_contended) > 4 * $(kc buckets-256 probe_lock_contended)"
+
+# Walk flushes: a 2 MiB buffer of 4 KiB pages is one whole level-3 table.
+# pages: 512 TLBIs per walk flush; asid: one TLBI by ASID.  Counted by the
+# driver and by the model (commands per map+unmap).
+wf=(-w map-unmap -c 2 -s ril=off)
+boot walk-pages 0 "${wf[@]}" -S "$LOGD/walk-pages.stats" \
+    -a "smmulab.seconds=1 smmulab.threads=1 smmulab.size=2M arm_smmu_v3.walk_flush=pages"
+boot walk-asid 0 "${wf[@]}" -S "$LOGD/walk-asid.stats" \
+    -a "smmulab.seconds=1 smmulab.threads=1 smmulab.size=2M arm_smmu_v3.walk_flush=asid"
+has walk-asid "walk_flush=asid printed" 'walk_flush=asid tlbi_max_pages=0'
+check walk-pages "walk flushes, none by ASID" \
+    "$(kc walk-pages walk_flushes) > 0 && $(kc walk-pages walk_flushes_by_asid) == 0"
+check walk-asid "every walk flush by ASID" \
+    "$(kc walk-asid walk_flushes) > 0 && $(kc walk-asid walk_flushes_by_asid) == $(kc walk-asid walk_flushes)"
+cmds_per_op() {
+    local retired ops
+    retired=$(sed -n 's/.*"retired" *: *\([0-9]*\).*/\1/p' "$LOGD/$1.stats")
+    ops=$(field "$1" ops)
+    [ -n "$retired" ] && [ -n "$ops" ] && [ "$ops" -gt 0 ] && echo $((retired / ops))
+}
+check walk-pages "model: over 512 commands per 2 MiB map+unmap" "$(cmds_per_op walk-pages) > 512"
+check walk-asid "model: under 16 commands per 2 MiB map+unmap" "$(cmds_per_op walk-asid) < 16"
+
+# tlbi_max_pages: a 1 MiB leaf range (256 pages) over 128 goes by ASID
+boot tlbi-max 0 "${wf[@]}" -a "smmulab.seconds=1 smmulab.threads=1 smmulab.size=1M arm_smmu_v3.tlbi_max_pages=128"
+boot tlbi-nomax 0 "${wf[@]}" -a "smmulab.seconds=1 smmulab.threads=1 smmulab.size=1M"
+check tlbi-max "1 MiB ranges invalidated by ASID over 128 pages" "$(kc tlbi-max range_invalidations_by_asid) > 0"
+check tlbi-nomax "no threshold, no ASID invalidation" "$(kc tlbi-nomax range_invalidations_by_asid) == 0"
+
+boot bogus-variants 0 -w none -a "arm_smmu_v3.cmdq_lock=bogus arm_smmu_v3.cmdq_wait=bogus iommu.probe_lock=bogus iommu.alias_walk=bogus arm_smmu_v3.walk_flush=bogus iommu.probe_lock_buckets=5"
+has bogus-variants "walk_flush=bogus refused" "\`bogus' invalid for parameter \`arm_smmu_v3.walk_flush'"
+has bogus-variants "probe_lock_buckets=5 refused" 'iommu.probe_lock_buckets=5: not a power of two from 1 to 256, using 64'
 has bogus-variants "cmdq_lock=bogus refused" "\`bogus' invalid for parameter \`arm_smmu_v3.cmdq_lock'"
 has bogus-variants "cmdq_wait=bogus refused" "\`bogus' invalid for parameter \`arm_smmu_v3.cmdq_wait'"
 has bogus-variants "probe_lock=bogus refused" 'iommu.probe_lock=bogus: unknown, using global'

@@ -47,5 +47,6 @@ void workload_map_unmap(void);
 void workload_unmap_storm(void);
 void workload_asid_flush(void);
 void workload_probe_storm(void);
+void workload_group_storm(void);
 
 #endif
