@@ -162,6 +162,14 @@ static const Metric common_metrics[] = {
       "kernel:group_lock_contended", 1, 0, AGG_MEAN },
     { "k_group_wait_ms", "driver: group formation lock wait, total (ms)",
       "kernel:group_lock_wait_ns", 1e-6, 1, AGG_MEAN },
+    { "k_cmpxchg_attempts", "driver: space cmpxchg attempts",
+      "kernel:cmpxchg_attempts", 1, 0, AGG_MEAN },
+    { "k_cmpxchg_failures", "driver: space cmpxchg failures",
+      "kernel:cmpxchg_failures", 1, 0, AGG_MEAN },
+    { "k_add_reservations", "driver: space reserved by atomic add",
+      "kernel:add_reservations", 1, 0, AGG_MEAN },
+    { "k_add_space_waits", "driver: add reservations waiting for space",
+      "kernel:add_space_waits", 1, 0, AGG_MEAN },
     { "k_walk_flushes", "driver: walk flushes", "kernel:walk_flushes", 1, 0,
       AGG_MEAN },
     { "k_walk_flush_asid", "driver: walk flushes by ASID",
@@ -214,8 +222,15 @@ static const Chart charts[] = {
     { NULL }
 };
 
+/* Topologies of one guest workload report alike: probe-storm-nvme */
+static const char *base_kind(const char *kind)
+{
+    return g_str_has_prefix(kind, "probe-storm") ? "probe-storm" : kind;
+}
+
 static const Metric *workload_metrics(const char *kind)
 {
+    kind = base_kind(kind);
     if (!strcmp(kind, "map-unmap") || !strcmp(kind, "unmap-storm")) {
         return bench_metrics;
     } else if (!strcmp(kind, "dma-bench")) {
@@ -600,7 +615,7 @@ static char *svg_chart(JsonObject *sc, JsonArray *runs, GPtrArray *cols,
     guint c, p;
 
     for (i = 0; charts[i].kind; i++) {
-        if (!strcmp(charts[i].kind, kind)) {
+        if (!strcmp(charts[i].kind, base_kind(kind))) {
             ch = &charts[i];
         }
     }
@@ -927,7 +942,7 @@ static void sweep_summary(GString *t, JsonObject *sc, JsonArray *runs,
     guint p;
 
     for (i = 0; charts[i].kind; i++) {
-        if (!strcmp(charts[i].kind, kind)) {
+        if (!strcmp(charts[i].kind, base_kind(kind))) {
             ids[0] = charts[i].line;
         }
     }
@@ -1457,7 +1472,7 @@ static void verdicts(GString *t, JsonBuilder *b, JsonObject *sc,
     }
     base = find_column(cols, bname);
     for (i = 0; verdict_sets[i].kind; i++) {
-        if (!strcmp(verdict_sets[i].kind, kind)) {
+        if (!strcmp(verdict_sets[i].kind, base_kind(kind))) {
             vs = &verdict_sets[i];
         }
     }

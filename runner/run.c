@@ -97,6 +97,9 @@ GPtrArray *smmulab_run_argv(const SmmulabRunSpec *spec, const char *qmp_sock,
     if (sc->memory) {
         g_ptr_array_add(over, g_strdup_printf("memory=%s", sc->memory));
     }
+    if (sc->cpu) {
+        g_ptr_array_add(over, g_strdup_printf("cpu=%s", sc->cpu));
+    }
     for (i = 0; i < sc->topology->len; i++) {
         g_ptr_array_add(over, g_strdup(g_ptr_array_index(sc->topology, i)));
     }

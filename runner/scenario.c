@@ -130,6 +130,12 @@ gboolean smmulab_scenario_check_value(const char *file, const char *group,
             if (!is_uint(v, 1, 64)) {
                 return bad(err, file, group, key, v, "not a number in 1..64");
             }
+        } else if (!strcmp(key, "cpu")) {
+            if (!*v || strspn(v, "abcdefghijklmnopqrstuvwxyz0123456789-_") !=
+                strlen(v)) {
+                return bad(err, file, group, key, v,
+                           "not a CPU model name like max or neoverse-n1");
+            }
         } else if (!strcmp(key, "memory")) {
             size_t n = strlen(v);
 
@@ -148,7 +154,7 @@ gboolean smmulab_scenario_check_value(const char *file, const char *group,
             }
         } else {
             return bad(err, file, group, key, v, "unknown key (known: cpus, "
-                       "memory, icount, icount-shift)");
+                       "cpu, memory, icount, icount-shift)");
         }
     } else if (!strcmp(group, "smmu")) {
         if (!g_strv_contains(smmu_props, key)) {
@@ -279,6 +285,9 @@ static void apply(SmmulabScenario *s, const Setting *st)
         } else if (!strcmp(k, "memory")) {
             g_free(s->memory);
             s->memory = g_strdup(v);
+        } else if (!strcmp(k, "cpu")) {
+            g_free(s->cpu);
+            s->cpu = g_strdup(v);
         } else if (!strcmp(k, "icount")) {
             s->icount = parse_bool(v);
         } else if (!strcmp(k, "icount-shift")) {
@@ -421,6 +430,7 @@ void smmulab_scenario_free(SmmulabScenario *s)
     g_free(s->name);
     g_free(s->description);
     g_free(s->memory);
+    g_free(s->cpu);
     g_free(s->kernel);
     g_free(s->initrd);
     g_free(s->append);

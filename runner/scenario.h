@@ -25,6 +25,7 @@ typedef struct SmmulabScenario {
 
     guint cpus;                 /* 0: the topology's */
     char *memory;               /* NULL: the topology's */
+    char *cpu;                  /* NULL: the topology's -cpu model */
     gboolean icount;
     guint icount_shift;
 

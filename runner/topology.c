@@ -10,7 +10,7 @@
 #include "topology.h"
 
 static const char *const known_keys[] = {
-    "description", "cpus", "memory", "devices", "pfs", "per-pf",
+    "description", "cpus", "cpu", "memory", "devices", "pfs", "per-pf",
     "needs-module", "append", NULL,
 };
 
@@ -99,6 +99,16 @@ SmmulabTopology *smmulab_topology_load(const char *file, const char *workload,
     if (!t->memory) {
         t->memory = g_strdup("512M");
     }
+    t->cpu = g_key_file_get_value(kf, workload, "cpu", NULL);
+    if (!t->cpu) {
+        t->cpu = g_strdup("cortex-a57");
+    } else if (!*t->cpu || strspn(t->cpu, "abcdefghijklmnopqrstuvwxyz"
+                                  "0123456789-_") != strlen(t->cpu)) {
+        g_set_error(err, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
+                    "%s: [%s] cpu=%s: not a CPU model name like max or "
+                    "neoverse-n1", file, workload, t->cpu);
+        return NULL;
+    }
     cpus = g_key_file_get_value(kf, workload, "cpus", NULL);
     t->cpus = 2;
     if (cpus && !parse_uint(file, workload, "cpus", cpus, 1, 512, &t->cpus,
@@ -145,6 +155,7 @@ void smmulab_topology_free(SmmulabTopology *t)
     g_free(t->workload);
     g_free(t->description);
     g_free(t->memory);
+    g_free(t->cpu);
     g_free(t->append);
     if (t->devices) {
         g_ptr_array_unref(t->devices);
@@ -164,7 +175,7 @@ GPtrArray *smmulab_machine_args(const SmmulabTopology *t, int icount_shift)
     g_ptr_array_add(a, g_strdup("virt,iommu=smmuv3,gic-version=3,"
                                 "dtb-randomness=off"));
     g_ptr_array_add(a, g_strdup("-cpu"));
-    g_ptr_array_add(a, g_strdup("cortex-a57"));
+    g_ptr_array_add(a, g_strdup(t->cpu));
     for (i = 0; i < targs->len; i++) {
         g_ptr_array_add(a, g_strdup(g_ptr_array_index(targs, i)));
     }

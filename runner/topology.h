@@ -13,6 +13,7 @@ typedef struct SmmulabTopology {
     char *description;
     guint cpus;
     char *memory;
+    char *cpu;                  /* -cpu model (default cortex-a57) */
     guint pfs;
     GPtrArray *devices;         /* expanded -device values */
     gboolean needs_module;

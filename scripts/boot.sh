@@ -14,6 +14,8 @@
 #     -c CPUS      vCPUs (default: the topology's)
 #     -m MEM       guest memory (default: the topology's)
 #     -k IMAGE     kernel Image (default: DIR/guest/Image)
+#     -i INITRD    initramfs (default: DIR/guest/initramfs.cpio); another
+#                  kernel's needs its own, with its module
 #     -l LOG       console log (default: DIR/logs/boot.log)
 #     -Q QEMU      the QEMU binary (default: DIR/qemu-system-aarch64)
 #     -I SHIFT     deterministic: -icount shift=SHIFT,sleep=off, one TCG thread
@@ -40,7 +42,8 @@ quiet=0
 statsf=""
 qemu=""
 icount=""
-while getopts "b:w:T:a:s:t:c:m:k:l:S:Q:I:q" opt; do
+initrd=""
+while getopts "b:w:T:a:s:t:c:m:k:i:l:S:Q:I:q" opt; do
     case $opt in
     b) B=$OPTARG ;;
     w) workload=$OPTARG ;;
@@ -51,6 +54,7 @@ while getopts "b:w:T:a:s:t:c:m:k:l:S:Q:I:q" opt; do
     c) topo+=("cpus=$OPTARG") ;;
     m) topo+=("memory=$OPTARG") ;;
     k) kernel=$OPTARG ;;
+    i) initrd=$OPTARG ;;
     l) logf=$OPTARG ;;
     S) statsf=$OPTARG ;;
     Q) qemu=$OPTARG ;;
@@ -64,7 +68,7 @@ shift $((OPTIND - 1))
 
 qemu=${qemu:-$B/qemu-system-aarch64}
 kernel=${kernel:-$B/guest/Image}
-initrd=$B/guest/initramfs.cpio
+initrd=${initrd:-$B/guest/initramfs.cpio}
 logf=${logf:-$B/logs/boot.log}
 topology_tool=$B/runner/smmulab-topology   # the machine, shared with the runner
 for f in "$qemu" "$kernel" "$initrd" "$topology_tool"; do

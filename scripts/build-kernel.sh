@@ -9,6 +9,9 @@
 #       series (a stock 6.12 to compare against): DIR/guest/Image, its
 #       module, and DIR/guest/initramfs.cpio with the kit's init (needs a
 #       built BUILDDIR=build for the init and mkcpio)
+#   scripts/build-kernel.sh --lockdep DIR   the kit kernel with lockdep
+#       (guest/kernel-lockdep.config on top), so the patches' lock
+#       assertions run: DIR/guest/Image, its module and initramfs, as above
 #
 # Work tree BUILDDIR/linux/src (hard links into the cached pristine tree,
 # broken by patch where it writes), objects in BUILDDIR/linux/obj.
@@ -17,15 +20,17 @@ SMMULAB_TAG=smmulab-kernel
 . "$(dirname "$0")/common.sh"
 
 stock=0
-if [ "${1:-}" = --stock ]; then
-    stock=1
-    shift
-fi
-B=$(mkdir -p "${1:?usage: build-kernel.sh [--stock] BUILDDIR}" && cd "$1" && pwd)
+lockdep=0
+case "${1:-}" in
+--stock) stock=1; shift ;;
+--lockdep) lockdep=1; shift ;;
+esac
+B=$(mkdir -p "${1:?usage: build-kernel.sh [--stock|--lockdep] BUILDDIR}" && cd "$1" && pwd)
 W=$B/linux/src
 O=$B/linux/obj
 LOGS=$B/logs
-FRAG=$SMMULAB_ROOT/guest/kernel.config
+FRAGS=("$SMMULAB_ROOT/guest/kernel.config")
+[ $lockdep = 0 ] || FRAGS+=("$SMMULAB_ROOT/guest/kernel-lockdep.config")
 mkdir -p "$O" "$LOGS" "$B/guest"
 
 pristine=$("$SMMULAB_ROOT/scripts/linux-src.sh" | tail -n1)
@@ -86,13 +91,13 @@ if command -v ccache >/dev/null && [ "${SMMULAB_CCACHE:-1}" = 1 ]; then
     kmake+=(CC="ccache aarch64-linux-gnu-gcc")
 fi
 
-cfg_stamp="$stamp $(files_hash "$FRAG")"
+cfg_stamp="$stamp $(files_hash "${FRAGS[@]}")"
 if [ ! -f "$O/.config" ] || [ "$(cat "$O/.smmulab-config" 2>/dev/null)" != "$cfg_stamp" ]; then
-    log "configuring: tinyconfig + guest/kernel.config"
+    log "configuring: tinyconfig + ${FRAGS[*]#"$SMMULAB_ROOT"/}"
     run_logged "$LOGS/kernel-config.log" "kernel tinyconfig" "${kmake[@]}" tinyconfig
-    run_logged "$LOGS/kernel-config.log" "merging guest/kernel.config" \
+    run_logged "$LOGS/kernel-config.log" "merging ${FRAGS[*]#"$SMMULAB_ROOT"/}" \
         env ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- \
-        "$W/scripts/kconfig/merge_config.sh" -m -O "$O" "$O/.config" "$FRAG"
+        "$W/scripts/kconfig/merge_config.sh" -m -O "$O" "$O/.config" "${FRAGS[@]}"
     run_logged "$LOGS/kernel-config.log" "kernel olddefconfig" "${kmake[@]}" olddefconfig
     # Every option of the fragment must have survived Kconfig's dependencies.
     bad=()
@@ -102,7 +107,7 @@ if [ ! -f "$O/.config" ] || [ "$(cat "$O/.smmulab-config" 2>/dev/null)" != "$cfg
             grep -q "^$opt=" "$O/.config" && bad+=("$line") ;;
         CONFIG_*=*) grep -qxF "$line" "$O/.config" || bad+=("$line") ;;
         esac
-    done <"$FRAG"
+    done < <(cat "${FRAGS[@]}")
     if [ ${#bad[@]} -gt 0 ]; then
         die "kernel config lacks ${bad[*]} (unmet dependencies?); see $O/.config"
     fi
@@ -130,9 +135,9 @@ run_logged "$LOGS/module-build.log" "smmulab_bench module build" \
 install_if_changed "$M/smmulab_bench.ko" "$B/guest/smmulab_bench.ko"
 log "$B/guest/smmulab_bench.ko"
 
-if [ $stock = 1 ]; then
+if [ $stock = 1 ] || [ $lockdep = 1 ]; then
     # The kit's init with this kernel's module, as guest/meson.build packs it
-    K=$SMMULAB_ROOT/build/guest
+    K=${SMMULAB_KIT:-$SMMULAB_ROOT/build}/guest
     [ -x "$K/mkcpio" ] && [ -x "$K/init" ] || \
         die "$K/init and $K/mkcpio missing: build the kit first (make build)"
     "$K/mkcpio" "$B/guest/initramfs.cpio" \
@@ -140,5 +145,5 @@ if [ $stock = 1 ]; then
         'dir sys 755' 'dir lib 755' 'dir lib/modules 755' \
         "file init $K/init 755" \
         "file lib/modules/smmulab_bench.ko $B/guest/smmulab_bench.ko 644"
-    log "$B/guest/initramfs.cpio (stock kernel, no patch series)"
+    log "$B/guest/initramfs.cpio ($([ $stock = 1 ] && echo "stock kernel, no patch series" || echo "lockdep kernel"))"
 fi

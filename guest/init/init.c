@@ -207,6 +207,8 @@ static const struct workload workloads[] = {
 	  workload_asid_flush },
 	{ "probe-storm", "SR-IOV PFs enable their VFs at once; VF IOMMU probe time",
 	  workload_probe_storm },
+	{ "probe-storm-nvme", "probe-storm on the nvme topology (4 PFs x 127 VFs)",
+	  workload_probe_storm },
 	{ "group-storm", "functions of multifunction devices probed at once, many rounds; IOMMU groups checked",
 	  workload_group_storm },
 	{ "none", "boot, report and power off", NULL },
