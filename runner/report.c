@@ -107,6 +107,8 @@ static const Metric group_metrics[] = {
       1, 0, AGG_SUM },
     { "split_rounds", "rounds with a split slot", "result:split_rounds", 1, 0,
       AGG_SUM },
+    { "merged_slots", "slots sharing a group with another slot",
+      "result:merged_slots", 1, 0, AGG_SUM },
     { "distinct_partitions", "distinct partitions into groups",
       "result:distinct_partitions", 1, 0, AGG_MAX },
     { "seconds", "time, all rounds (s)", "result:seconds", 1, 2, AGG_MEAN },

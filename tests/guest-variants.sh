@@ -119,7 +119,7 @@ boot groups-global 0 -w group-storm -a "smmulab.rounds=40 iommu.probe_lock=globa
 boot groups-hashed 0 -w group-storm -a "smmulab.rounds=40 iommu.probe_lock=hashed"
 for v in global hashed; do
     has groups-$v "40 rounds, no slot split, one partition" \
-        '^RESULT workload=group-storm slots=8 functions_per_slot=4 rounds=40 split_slots=0 split_rounds=0 distinct_partitions=1 '
+        '^RESULT workload=group-storm slots=8 functions_per_slot=4 rounds=40 split_slots=0 split_rounds=0 merged_slots=0 distinct_partitions=1 '
 done
 if [ -n "$(grep -h '^RESULT workload=group-storm round=' "$LOGD"/groups-global.log)" ] && \
    diff <(grep '^RESULT workload=group-storm round=' "$LOGD/groups-global.log" | tr -d '\r') \

@@ -16,9 +16,10 @@
  * functions to pci-pf-stub is what probes them.
  *
  * Results: per round, the partition of the functions into groups (as slot
- * lists, group numbers aside) and the slots whose functions were split
- * across groups; in total, the rounds, the split slots and the number of
- * distinct partitions seen.  A split slot fails the workload.
+ * lists, group numbers aside), the slots whose functions were split
+ * across groups and the slots that share a group with an earlier slot; in
+ * total, the rounds, the split and merged slots and the number of distinct
+ * partitions seen.  A split slot fails the workload.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -66,6 +67,9 @@ static void find_slots(void)
 		    sscanf(de->d_name, "%x:%x:%x.%x", &dom, &bus, &dev, &fn) != 4)
 			continue;
 		/* edu: 0x1234:0x11e8 */
+		snprintf(path, sizeof(path), PCI_DEVICES "/%s/vendor", de->d_name);
+		if (sysfs_read(path, buf, sizeof(buf)) || strcmp(buf, "0x1234"))
+			continue;
 		snprintf(path, sizeof(path), PCI_DEVICES "/%s/device", de->d_name);
 		if (sysfs_read(path, buf, sizeof(buf)) || strcmp(buf, "0x11e8"))
 			continue;
@@ -147,7 +151,7 @@ static void probe_round(void)
  * each function in order, the index of the first function of its group.
  * Returns the slots split across groups.
  */
-static unsigned int partition(char *out, size_t len)
+static unsigned int partition(char *out, size_t len, unsigned int *merged)
 {
 	int group[MAX_SLOTS * MAX_FNS];
 	unsigned int i, j, k, n = 0, split = 0;
@@ -176,7 +180,23 @@ static unsigned int partition(char *out, size_t len)
 		split += j < slots[i].nfns;
 		n += slots[i].nfns;
 	}
+	/* slots whose first function shares a group with an earlier slot's */
+	*merged = 0;
+	for (i = 1, n = slots[0].nfns; i < nslots; n += slots[i++].nfns) {
+		for (j = 0, k = 0; k < n; k++)
+			j |= group[k] == group[n];
+		*merged += j;
+	}
 	return split;
+}
+
+static uint64_t fnv1a(const char *p)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	while (*p)
+		h = (h ^ (unsigned char)*p++) * 0x100000001b3ULL;
+	return h;
 }
 
 static void remove_and_rescan(void)
@@ -203,8 +223,10 @@ static void remove_and_rescan(void)
 void workload_group_storm(void)
 {
 	unsigned long rounds = param_ulong("rounds", 20, 1, 10000);
-	static char first[4096], cur[4096];
-	unsigned int r, split, split_total = 0, split_rounds = 0, distinct = 1;
+	static char cur[4096];
+	static uint64_t seen[10000];
+	unsigned int r, i, split, merged, split_total = 0, split_rounds = 0;
+	unsigned int merged_total = 0, distinct = 0;
 	uint64_t t0 = now_ns();
 
 	find_slots();
@@ -223,19 +245,21 @@ void workload_group_storm(void)
 				     nslots, before);
 		}
 		probe_round();
-		split = partition(cur, sizeof(cur));
-		if (!r)
-			snprintf(first, sizeof(first), "%s", cur);
-		else if (strcmp(cur, first))
-			distinct++;
+		split = partition(cur, sizeof(cur), &merged);
+		/* distinct partitions, by a 64-bit FNV-1a hash of each */
+		seen[distinct] = fnv1a(cur);
+		for (i = 0; seen[i] != seen[distinct]; i++)
+			;
+		distinct += i == distinct;
 		split_total += split;
 		split_rounds += split > 0;
-		printf("RESULT workload=group-storm round=%u split_slots=%u partition=%s\n",
-		       r, split, cur);
+		merged_total += merged;
+		printf("RESULT workload=group-storm round=%u split_slots=%u merged_slots=%u partition=%s\n",
+		       r, split, merged, cur);
 	}
-	printf("RESULT workload=group-storm slots=%u functions_per_slot=%u rounds=%u split_slots=%u split_rounds=%u distinct_partitions=%u seconds=%.3f\n",
-	       nslots, nfns, r, split_total, split_rounds, distinct,
-	       (now_ns() - t0) / 1e9);
+	printf("RESULT workload=group-storm slots=%u functions_per_slot=%u rounds=%u split_slots=%u split_rounds=%u merged_slots=%u distinct_partitions=%u seconds=%.3f\n",
+	       nslots, nfns, r, split_total, split_rounds, merged_total,
+	       distinct, (now_ns() - t0) / 1e9);
 	if (split_total)
 		fail("group-storm: %u slot(s) split across IOMMU groups in %u of %u rounds",
 		     split_total, split_rounds, r);
