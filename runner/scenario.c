@@ -24,8 +24,8 @@ typedef struct ScenarioPriv {
 } ScenarioPriv;
 
 static const char *const smmu_props[] = {
-    "cmdqs", "eventqs", "ril", "cmdq-cmd-ns", "cmdq-sync-ns", "cmdq-cfgi-ns",
-    "cmdq-tlbi-page-ns", "cmdq-jitter-ns", "cmdq-seed", NULL,
+    "cmdqs", "eventqs", "ril", "msi", "sev", "cmdq-cmd-ns", "cmdq-sync-ns",
+    "cmdq-cfgi-ns", "cmdq-tlbi-page-ns", "cmdq-jitter-ns", "cmdq-seed", NULL,
 };
 
 static const char *const workload_keys[] = {
@@ -159,7 +159,7 @@ gboolean smmulab_scenario_check_value(const char *file, const char *group,
     } else if (!strcmp(group, "smmu")) {
         if (!g_strv_contains(smmu_props, key)) {
             return bad(err, file, group, key, v, "not a property of the "
-                       "model (known: cmdqs, eventqs, ril, cmdq-cmd-ns, "
+                       "model (known: cmdqs, eventqs, ril, msi, sev, cmdq-cmd-ns, "
                        "cmdq-sync-ns, cmdq-cfgi-ns, cmdq-tlbi-page-ns, "
                        "cmdq-jitter-ns, cmdq-seed)");
         }
@@ -167,7 +167,8 @@ gboolean smmulab_scenario_check_value(const char *file, const char *group,
             if (!is_uint(v, 0, 19)) {
                 return bad(err, file, group, key, v, "not a number in 0..19");
             }
-        } else if (!strcmp(key, "ril")) {
+        } else if (!strcmp(key, "ril") || !strcmp(key, "msi") ||
+                   !strcmp(key, "sev")) {
             if (parse_bool(v) < 0) {
                 return bad(err, file, group, key, v, "not on or off");
             }

@@ -28,6 +28,7 @@ void smmuv3_cmdq_cons_read(SMMUv3State *s);
 
 /* Command hooks, from smmuv3_cmdq_consume() */
 void smmuv3_cmdq_retired(SMMUv3State *s, const Cmd *cmd);
+void smmuv3_cmdq_msi_written(SMMUv3State *s, bool ok);
 uint8_t smmuv3_cmdq_range_tg(SMMUv3State *s, const Cmd *cmd);
 
 /*

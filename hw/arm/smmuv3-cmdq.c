@@ -431,6 +431,28 @@ void smmuv3_cmdq_retired(SMMUv3State *s, const Cmd *cmd)
 }
 
 /*
+ * A CMD_SYNC signalled its completion by an MSI write (aborted or not).
+ * Nothing shows it to the guest but memory, so how late the host applied
+ * it is counted: its due time against the virtual time of the write.
+ */
+void smmuv3_cmdq_msi_written(SMMUv3State *s, bool ok)
+{
+    SMMUv3CmdqEngine *e = &s->cmdq_engine;
+    SMMUCmdqStats *st = &e->stats;
+    int64_t now = cmdq_now();
+    uint64_t late = 0;
+
+    st->msi_writes++;
+    st->msi_aborts += !ok;
+    if (e->timed && now > e->head_due) {
+        late = now - e->head_due;
+    }
+    st->msi_late_total_ns += late;
+    st->msi_late_max_ns = MAX(st->msi_late_max_ns, late);
+    trace_smmuv3_cmdq_msi(Q_CONS(&s->cmdq), ok, late);
+}
+
+/*
  * The TG a TLBI by address is executed with: without RIL, none (one page;
  * cmdq_decode() logged and counted the range fields).
  */
@@ -575,7 +597,7 @@ static void smmuv3_cmdq_get_stats(Object *obj, Visitor *v, const char *name,
     SMMUv3State *s = ARM_SMMUV3(obj);
     SMMUv3CmdqEngine *e = &s->cmdq_engine;
     SMMUCmdqStats *st = &e->stats;
-    uint64_t pending, late_mean;
+    uint64_t pending, late_mean, msi_late_mean;
     bool timed = e->timed, ok;
     char buf[8];
     int i;
@@ -598,6 +620,10 @@ static void smmuv3_cmdq_get_stats(Object *obj, Visitor *v, const char *name,
         { "late-retired", &st->late_retired },
         { "late-max-ns", &st->late_max_ns },
         { "late-mean-ns", &late_mean },
+        { "msi-writes", &st->msi_writes },
+        { "msi-aborts", &st->msi_aborts },
+        { "msi-late-max-ns", &st->msi_late_max_ns },
+        { "msi-late-mean-ns", &msi_late_mean },
         { "pending", &pending },
     };
 
@@ -613,6 +639,8 @@ static void smmuv3_cmdq_get_stats(Object *obj, Visitor *v, const char *name,
     }
     pending = cmdq_pending(&s->cmdq);
     late_mean = smmu_cmdq_stats_late_mean(st);
+    msi_late_mean = st->msi_writes ?
+                    st->msi_late_total_ns / st->msi_writes : 0;
 
     if (!visit_start_struct(v, name, NULL, 0, errp)) {
         return;
@@ -650,6 +678,9 @@ void smmuv3_cmdq_engine_class_init(ObjectClass *klass)
         { "eventqs", "log2 of event queue entries advertised in "
           "IDR1.EVENTQS (0..19)" },
         { "ril", "advertise range invalidation (IDR3.RIL)" },
+        { "msi", "advertise MSIs (IDR0.MSI): a CMD_SYNC with CS=SIG_IRQ "
+          "and a non-zero MSIADDR writes MSIDATA there when it retires" },
+        { "sev", "advertise WFE wake-up events (IDR0.SEV)" },
         { "cmdq-cmd-ns", "virtual-time cost of every command, in ns" },
         { "cmdq-sync-ns", "extra cost of CMD_SYNC, in ns" },
         { "cmdq-cfgi-ns", "extra cost of each CFGI_* command, in ns" },

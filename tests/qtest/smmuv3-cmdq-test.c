@@ -23,6 +23,7 @@
 /* In guest RAM on virt, away from the DTB that reset copies to its start */
 #define QUEUE_ADDR      0x44000000ULL
 
+#define R_IDR0          0x00
 #define R_IDR1          0x04
 #define R_IDR3          0x0c
 #define R_CR0           0x20
@@ -36,6 +37,12 @@
 #define CR0_SMMUEN      (1U << 0)
 #define CR0_CMDQEN      (1U << 3)
 #define GERROR_CMDQ_ERR (1U << 0)
+#define GERROR_MSI_CMDQ_ABT_ERR (1U << 4)
+#define IDR0_MSI        (1U << 13)
+#define IDR0_SEV        (1U << 14)
+#define SYNC_CS_IRQ     (1U << 12)
+/* Where MSI tests have their CMD_SYNCs write: guest RAM, off the queue */
+#define MSI_ADDR        (QUEUE_ADDR + 0x10000)
 #define CONS_ERR(e)     ((uint32_t)(e) << 24)
 #define CERROR_ILL      1
 #define CERROR_ABT      2
@@ -635,6 +642,154 @@ static void test_lazy_sync(void)
     qtest_quit(qts);
 }
 
+/* IDR0.MSI and IDR0.SEV follow the msi and sev properties, off by default */
+static void test_idr_msi_sev(void)
+{
+    static const struct {
+        const char *props;
+        uint32_t idr0;
+    } cases[] = {
+        { "", 0 },
+        { "-global arm-smmuv3.msi=on", IDR0_MSI },
+        { "-global arm-smmuv3.sev=on", IDR0_SEV },
+        { "-global arm-smmuv3.msi=on -global arm-smmuv3.sev=on",
+          IDR0_MSI | IDR0_SEV },
+    };
+    int i;
+
+    for (i = 0; i < ARRAY_SIZE(cases); i++) {
+        QTestState *qts = smmu_start(cases[i].props);
+
+        g_assert_cmphex(rd(qts, R_IDR0) & (IDR0_MSI | IDR0_SEV), ==,
+                        cases[i].idr0);
+        qtest_quit(qts);
+    }
+}
+
+static Cmd cmd_sync_msi(uint64_t addr, uint32_t data)
+{
+    Cmd c = { { OP_SYNC | SYNC_CS_IRQ, data, (uint32_t)addr & ~3U,
+                (addr >> 32) & 0xfffff } };
+
+    return c;
+}
+
+static uint64_t stat_u64(QTestState *qts, const char *name)
+{
+    QDict *resp, *st = stats_get(qts, &resp);
+    uint64_t v = qdict_get_int(st, name);
+
+    qobject_unref(resp);
+    return v;
+}
+
+/*
+ * With msi=on a CMD_SYNC's MSI write lands exactly when it retires, by
+ * the timer alone (the guest polls memory, no register access), and not
+ * 1 ns before; under qtest's clock the host is never late.
+ */
+static void test_msi_at_retire(void)
+{
+    QTestState *qts = smmu_start("-global arm-smmuv3.cmdqs=8 -global "
+                                 "arm-smmuv3.msi=on -global "
+                                 "arm-smmuv3.cmdq-cmd-ns=1000");
+
+    qtest_writel(qts, MSI_ADDR, 0xffffffff);
+    cmdq_setup(qts, 8);
+    put_cmd(qts, 8, 0, cmd_op(OP_TLBI_NH_ALL));
+    put_cmd(qts, 8, 1, cmd_sync_msi(MSI_ADDR, 0x5a5a));
+    wr(qts, R_CMDQ_PROD, 2);
+    qtest_clock_step(qts, 1999);
+    g_assert_cmphex(qtest_readl(qts, MSI_ADDR), ==, 0xffffffff);
+    qtest_clock_step(qts, 1);
+    g_assert_cmphex(qtest_readl(qts, MSI_ADDR), ==, 0x5a5a);
+    g_assert_cmpint(stat_u64(qts, "msi-writes"), ==, 1);
+    g_assert_cmpint(stat_u64(qts, "msi-aborts"), ==, 0);
+    g_assert_cmpint(stat_u64(qts, "msi-late-max-ns"), ==, 0);
+    g_assert_cmphex(cons(qts), ==, 2);
+
+    /* a second one, MSIDATA 0 as Linux writes it */
+    qtest_writel(qts, MSI_ADDR + 4, 0xffffffff);
+    put_cmd(qts, 8, 2, cmd_sync_msi(MSI_ADDR + 4, 0));
+    wr(qts, R_CMDQ_PROD, 3);
+    qtest_clock_step(qts, 999);
+    g_assert_cmphex(qtest_readl(qts, MSI_ADDR + 4), ==, 0xffffffff);
+    qtest_clock_step(qts, 1);
+    g_assert_cmphex(qtest_readl(qts, MSI_ADDR + 4), ==, 0);
+    g_assert_cmpint(stat_u64(qts, "msi-writes"), ==, 2);
+    qtest_quit(qts);
+}
+
+/*
+ * msi=off (the default), or MSIADDR 0, or CS other than SIG_IRQ: nothing
+ * is written, as before.  Costs 0 too: the write happens inside the PROD
+ * write, as upstream would signal.
+ */
+static void test_msi_not_written(void)
+{
+    static const struct {
+        const char *props;
+        Cmd sync;
+    } cases[] = {
+        { "-global arm-smmuv3.cmdq-cmd-ns=1000",
+          { { OP_SYNC | SYNC_CS_IRQ, 7, (uint32_t)MSI_ADDR, 0 } } },
+        { "-global arm-smmuv3.cmdq-cmd-ns=1000 -global arm-smmuv3.msi=on",
+          { { OP_SYNC | SYNC_CS_IRQ, 7, 0, 0 } } },
+        { "-global arm-smmuv3.cmdq-cmd-ns=1000 -global arm-smmuv3.msi=on",
+          { { OP_SYNC | (2U << 12), 7, (uint32_t)MSI_ADDR, 0 } } },
+    };
+    QTestState *qts;
+    int i;
+
+    for (i = 0; i < ARRAY_SIZE(cases); i++) {
+        g_autofree char *props = g_strdup_printf("-global arm-smmuv3.cmdqs=8 %s",
+                                                 cases[i].props);
+
+        qts = smmu_start(props);
+        qtest_writel(qts, MSI_ADDR, 0xffffffff);
+        cmdq_setup(qts, 8);
+        put_cmd(qts, 8, 0, cases[i].sync);
+        wr(qts, R_CMDQ_PROD, 1);
+        qtest_clock_step(qts, 2000);
+        g_assert_cmphex(cons(qts), ==, 1);
+        g_assert_cmphex(qtest_readl(qts, MSI_ADDR), ==, 0xffffffff);
+        g_assert_cmpint(stat_u64(qts, "msi-writes"), ==, 0);
+        qtest_quit(qts);
+    }
+
+    qts = smmu_start("-global arm-smmuv3.cmdqs=8 -global arm-smmuv3.msi=on");
+    qtest_writel(qts, MSI_ADDR, 0xffffffff);
+    cmdq_setup(qts, 8);
+    put_cmd(qts, 8, 0, cmd_sync_msi(MSI_ADDR, 9));
+    wr(qts, R_CMDQ_PROD, 1);
+    g_assert_cmphex(qtest_readl(qts, MSI_ADDR), ==, 9);
+    g_assert_cmpint(stat_u64(qts, "msi-writes"), ==, 1);
+    qtest_quit(qts);
+}
+
+/*
+ * An MSI write that aborts (no memory at MSIADDR) activates
+ * GERROR.MSI_CMDQ_ABT_ERR; the CMD_SYNC completes all the same.
+ */
+static void test_msi_abort(void)
+{
+    QTestState *qts = smmu_start("-global arm-smmuv3.cmdqs=8 "
+                                 "-global arm-smmuv3.msi=on "
+                                 "-global arm-smmuv3.cmdq-cmd-ns=1000");
+
+    cmdq_setup(qts, 8);
+    /* nothing is mapped at 2^51 on virt: the write aborts */
+    put_cmd(qts, 8, 0, cmd_sync_msi(1ULL << 51, 1));
+    wr(qts, R_CMDQ_PROD, 1);
+    qtest_clock_step(qts, 1000);
+    g_assert_cmphex(cons(qts), ==, 1);
+    g_assert_cmphex(rd(qts, R_GERROR) ^ rd(qts, R_GERRORN), ==,
+                    GERROR_MSI_CMDQ_ABT_ERR);
+    g_assert_cmpint(stat_u64(qts, "msi-writes"), ==, 1);
+    g_assert_cmpint(stat_u64(qts, "msi-aborts"), ==, 1);
+    qtest_quit(qts);
+}
+
 /* The retire time of each of 32 jittered commands */
 static void jitter_run(uint64_t seed, int64_t *times, int n)
 {
@@ -774,6 +929,56 @@ static void test_migration(void)
     g_assert_cmpint(qdict_get_int(st, "max-sync-wait-ns"), ==, 3000);
     g_assert_cmpint(qdict_get_int(st, "pending"), ==, 0);
     qobject_unref(resp);
+    qtest_quit(dst);
+}
+
+/*
+ * A CMD_SYNC whose MSI is pending when the source stops is written once,
+ * by the destination, at its due time.
+ */
+static void test_msi_migration(void)
+{
+    const char *props = "-global arm-smmuv3.cmdqs=8 "
+                        "-global arm-smmuv3.msi=on "
+                        "-global arm-smmuv3.cmdq-cmd-ns=1000";
+    g_autofree char *file = g_strdup_printf("%s/smmuv3-cmdq-msi-%d.mig",
+                                            g_get_tmp_dir(), getpid());
+    g_autofree char *uri = g_strdup_printf("file:%s", file);
+    g_autofree char *dst_args = g_strdup_printf("%s -incoming defer", props);
+    QTestState *src = smmu_start(props), *dst;
+    int64_t t;
+
+    qtest_writel(src, MSI_ADDR, 0xffffffff);
+    cmdq_setup(src, 8);
+    put_cmd(src, 8, 0, cmd_sync_msi(MSI_ADDR, 0x1234));
+    wr(src, R_CMDQ_PROD, 1);
+    t = qtest_clock_step(src, 500);
+    qtest_qmp_assert_success(src, "{ 'execute': 'stop' }");
+    qtest_qmp_assert_success(src, "{ 'execute': 'migrate', 'arguments': "
+                             "{ 'uri': %s } }", uri);
+    wait_migration(src);
+    g_assert_cmpint(stat_u64(src, "msi-writes"), ==, 0);
+    qtest_quit(src);
+
+    dst = smmu_start(dst_args);
+    qtest_qmp_assert_success(dst, "{ 'execute': 'migrate-incoming', "
+                             "'arguments': { 'uri': %s } }", uri);
+    wait_migration(dst);
+    unlink(file);
+    /* only a running VM's virtual clock fires timers */
+    qtest_qmp_assert_success(dst, "{ 'execute': 'cont' }");
+    qtest_clock_set(dst, t);
+    g_assert_cmphex(qtest_readl(dst, MSI_ADDR), ==, 0xffffffff);
+    qtest_clock_step(dst, 499);
+    g_assert_cmphex(qtest_readl(dst, MSI_ADDR), ==, 0xffffffff);
+    qtest_clock_step(dst, 1);
+    g_assert_cmphex(qtest_readl(dst, MSI_ADDR), ==, 0x1234);
+    /* once: nothing writes it again */
+    qtest_writel(dst, MSI_ADDR, 0xffffffff);
+    qtest_clock_step(dst, 10000);
+    g_assert_cmphex(qtest_readl(dst, MSI_ADDR), ==, 0xffffffff);
+    g_assert_cmphex(cons(dst), ==, 1);
+    g_assert_cmpint(stat_u64(dst, "msi-writes"), ==, 1);
     qtest_quit(dst);
 }
 
@@ -1363,6 +1568,11 @@ int main(int argc, char **argv)
     qtest_add_func("/smmuv3-cmdq/reset", test_reset);
     qtest_add_func("/smmuv3-cmdq/stats", test_stats);
     qtest_add_func("/smmuv3-cmdq/lazy-sync", test_lazy_sync);
+    qtest_add_func("/smmuv3-cmdq/msi/idr", test_idr_msi_sev);
+    qtest_add_func("/smmuv3-cmdq/msi/at-retire", test_msi_at_retire);
+    qtest_add_func("/smmuv3-cmdq/msi/not-written", test_msi_not_written);
+    qtest_add_func("/smmuv3-cmdq/msi/abort", test_msi_abort);
+    qtest_add_func("/smmuv3-cmdq/msi/migration", test_msi_migration);
     qtest_add_func("/smmuv3-cmdq/seed", test_seed);
     qtest_add_func("/smmuv3-cmdq/huge-cost", test_huge_cost);
     qtest_add_func("/smmuv3-cmdq/lap/stale-fetch", test_lap_stale_fetch);

@@ -76,6 +76,10 @@ typedef struct SMMUCmdqStats {
     uint64_t late_retired;      /* retirements applied after their due time */
     uint64_t late_max_ns;       /* the latest of them */
     uint64_t late_total_ns;
+    uint64_t msi_writes;        /* CMD_SYNC completions signalled by MSI */
+    uint64_t msi_aborts;        /* ... whose write aborted */
+    uint64_t msi_late_max_ns;   /* latest MSI write after its due time */
+    uint64_t msi_late_total_ns;
     uint64_t opcodes[SMMU_CMDQ_NR_OPCODES];
 } SMMUCmdqStats;
 

@@ -30,6 +30,8 @@ typedef struct SMMUv3CmdqEngine {
     uint8_t cmdqs;
     uint8_t eventqs;
     bool ril;
+    bool msi;                   /* IDR0.MSI: CMD_SYNC completion by MSI */
+    bool sev;                   /* IDR0.SEV */
     SMMUCmdqCosts costs;
     uint64_t seed;
 
@@ -86,6 +88,8 @@ extern const PropertyInfo smmuv3_cmdq_prop_u64;
     DEFINE_PROP_SMMUV3_QS("cmdqs", _state, _f.cmdqs),                       \
     DEFINE_PROP_SMMUV3_QS("eventqs", _state, _f.eventqs),                   \
     DEFINE_PROP_BOOL("ril", _state, _f.ril, true),                          \
+    DEFINE_PROP_BOOL("msi", _state, _f.msi, false),                         \
+    DEFINE_PROP_BOOL("sev", _state, _f.sev, false),                         \
     DEFINE_PROP_SMMUV3_U64("cmdq-cmd-ns", _state, _f.costs.cmd_ns),         \
     DEFINE_PROP_SMMUV3_U64("cmdq-sync-ns", _state, _f.costs.sync_ns),       \
     DEFINE_PROP_SMMUV3_U64("cmdq-cfgi-ns", _state, _f.costs.cfgi_ns),       \
