@@ -187,6 +187,22 @@ check alloc-add-full "no CMDQ or CMD_SYNC timeout" \
     "$(kc alloc-add-full cmdq_timeouts) == 0 && $(kc alloc-add-full cmd_sync_timeouts) == 0"
 sane alloc-add-full
 
+# CMD_SYNC by MSI: with msi=on the driver's MSI-polling wait runs (every
+# CMD_SYNC completes by an MSI write, no CONS read while busy); with
+# msi=off it polls CONS.  Read from the model's counters.
+mstat() {
+    sed -n "s/.*\"$2\" *: *\([0-9]*\).*/\1/p" "$LOGD/$1.stats"
+}
+for m in off on; do
+    boot msi-$m 0 -w map-unmap -c 2 -s cmdqs=8 -s ril=off -s cmdq-cmd-ns=20000 -s msi=$m \
+        -S "$LOGD/msi-$m.stats" -a "smmulab.seconds=1 smmulab.threads=1"
+done
+has msi-on "the driver found IDR0.MSI (no MSI parent: wired irqs)" 'msi_domain absent - falling back to wired irqs'
+check msi-on "every CMD_SYNC completed by MSI, no CONS read while busy" \
+    "$(mstat msi-on msi-writes) > 0 && $(mstat msi-on msi-writes) == $(mstat msi-on syncs) && $(mstat msi-on cons-reads-busy) == 0"
+check msi-off "no MSI, CONS polled" \
+    "$(mstat msi-off msi-writes) == 0 && $(mstat msi-off cons-reads-busy) > 0"
+
 boot bogus-variants 0 -w none -a "arm_smmu_v3.cmdq_lock=bogus arm_smmu_v3.cmdq_wait=bogus iommu.probe_lock=bogus iommu.alias_walk=bogus arm_smmu_v3.walk_flush=bogus arm_smmu_v3.cmdq_alloc=bogus iommu.probe_lock_buckets=5"
 has bogus-variants "walk_flush=bogus refused" "\`bogus' invalid for parameter \`arm_smmu_v3.walk_flush'"
 has bogus-variants "cmdq_alloc=bogus refused" "\`bogus' invalid for parameter \`arm_smmu_v3.cmdq_alloc'"
