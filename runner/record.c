@@ -131,7 +131,7 @@ static void add_pairs(JsonBuilder *b, const char *line, gboolean as_int)
     }
 }
 
-/* The workload's summary RESULT line: workload=K with threads=, pfs= or slots= */
+/* The summary RESULT line: workload=K with threads=, pfs= or slots= */
 static const char *summary_line(GPtrArray *results)
 {
     const char *found = NULL;

@@ -159,9 +159,9 @@ gboolean smmulab_scenario_check_value(const char *file, const char *group,
     } else if (!strcmp(group, "smmu")) {
         if (!g_strv_contains(smmu_props, key)) {
             return bad(err, file, group, key, v, "not a property of the "
-                       "model (known: cmdqs, eventqs, ril, msi, sev, cmdq-cmd-ns, "
-                       "cmdq-sync-ns, cmdq-cfgi-ns, cmdq-tlbi-page-ns, "
-                       "cmdq-jitter-ns, cmdq-seed)");
+                       "model (known: cmdqs, eventqs, ril, msi, sev, "
+                       "cmdq-cmd-ns, cmdq-sync-ns, cmdq-cfgi-ns, "
+                       "cmdq-tlbi-page-ns, cmdq-jitter-ns, cmdq-seed)");
         }
         if (!strcmp(key, "cmdqs") || !strcmp(key, "eventqs")) {
             if (!is_uint(v, 0, 19)) {

@@ -742,8 +742,8 @@ static void test_msi_not_written(void)
     int i;
 
     for (i = 0; i < ARRAY_SIZE(cases); i++) {
-        g_autofree char *props = g_strdup_printf("-global arm-smmuv3.cmdqs=8 %s",
-                                                 cases[i].props);
+        g_autofree char *props =
+            g_strdup_printf("-global arm-smmuv3.cmdqs=8 %s", cases[i].props);
 
         qts = smmu_start(props);
         qtest_writel(qts, MSI_ADDR, 0xffffffff);
