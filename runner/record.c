@@ -25,6 +25,18 @@ void smmulab_json_add_string(JsonBuilder *b, const char *name,
     }
 }
 
+void smmulab_json_add_int(JsonBuilder *b, const char *name, gint64 value)
+{
+    json_builder_set_member_name(b, name);
+    json_builder_add_int_value(b, value);
+}
+
+void smmulab_json_add_bool(JsonBuilder *b, const char *name, gboolean value)
+{
+    json_builder_set_member_name(b, name);
+    json_builder_add_boolean_value(b, value);
+}
+
 JsonNode *smmulab_record_scenario(const SmmulabScenario *sc,
                                   const char *topologies)
 {
@@ -64,12 +76,9 @@ JsonNode *smmulab_record_scenario(const SmmulabScenario *sc,
         smmulab_json_add_string(b, "description", sc->description);
     }
     smmulab_json_add_string(b, "workload", sc->workload);
-    json_builder_set_member_name(b, "repeat");
-    json_builder_add_int_value(b, sc->repeat);
-    json_builder_set_member_name(b, "icount");
-    json_builder_add_boolean_value(b, sc->icount);
-    json_builder_set_member_name(b, "control");
-    json_builder_add_boolean_value(b, sc->control);
+    smmulab_json_add_int(b, "repeat", sc->repeat);
+    smmulab_json_add_bool(b, "icount", sc->icount);
+    smmulab_json_add_bool(b, "control", sc->control);
     smmulab_json_add_string(b, "smmu", smmu);
     smmulab_json_add_string(b, "machine", machine);
     smmulab_json_add_string(b, "baseline", sc->baseline ? sc->baseline :
@@ -161,12 +170,9 @@ JsonNode *smmulab_record_run(const SmmulabBoot *pl, const SmmulabRun *r,
     if (pl->point) {
         smmulab_json_add_string(b, "point", pl->point);
     }
-    json_builder_set_member_name(b, "control");
-    json_builder_add_boolean_value(b, pl->control);
-    json_builder_set_member_name(b, "index");
-    json_builder_add_int_value(b, pl->index);
-    json_builder_set_member_name(b, "rep");
-    json_builder_add_int_value(b, pl->rep);
+    smmulab_json_add_bool(b, "control", pl->control);
+    smmulab_json_add_int(b, "index", pl->index);
+    smmulab_json_add_int(b, "rep", pl->rep);
     smmulab_json_add_string(b, "verdict", r->verdict);
     if (r->detail) {
         smmulab_json_add_string(b, "detail", r->detail);
@@ -182,20 +188,14 @@ JsonNode *smmulab_record_run(const SmmulabBoot *pl, const SmmulabRun *r,
     if (pl->initrd) {
         smmulab_json_add_string(b, "initrd", pl->initrd);
     }
-    json_builder_set_member_name(b, "soft_lockups");
-    json_builder_add_int_value(b, r->soft_lockups);
-    json_builder_set_member_name(b, "cmdq_timeouts");
-    json_builder_add_int_value(b, r->cmdq_timeouts);
-    json_builder_set_member_name(b, "cmd_sync_timeouts");
-    json_builder_add_int_value(b, r->cmd_sync_timeouts);
-    json_builder_set_member_name(b, "timeouts_exact");
-    json_builder_add_boolean_value(b, r->timeouts_exact);
-    json_builder_set_member_name(b, "cmdq_timeouts_printed");
-    json_builder_add_int_value(b, r->cmdq_timeouts_printed);
-    json_builder_set_member_name(b, "cmd_sync_timeouts_printed");
-    json_builder_add_int_value(b, r->cmd_sync_timeouts_printed);
-    json_builder_set_member_name(b, "suppressed");
-    json_builder_add_int_value(b, r->suppressed);
+    smmulab_json_add_int(b, "soft_lockups", r->soft_lockups);
+    smmulab_json_add_int(b, "cmdq_timeouts", r->cmdq_timeouts);
+    smmulab_json_add_int(b, "cmd_sync_timeouts", r->cmd_sync_timeouts);
+    smmulab_json_add_bool(b, "timeouts_exact", r->timeouts_exact);
+    smmulab_json_add_int(b, "cmdq_timeouts_printed", r->cmdq_timeouts_printed);
+    smmulab_json_add_int(b, "cmd_sync_timeouts_printed",
+                         r->cmd_sync_timeouts_printed);
+    smmulab_json_add_int(b, "suppressed", r->suppressed);
     json_builder_set_member_name(b, "lockup_cpus");
     json_builder_begin_object(b);
     for (i = 0; i < r->lockup_cpus->len; i++) {
@@ -215,10 +215,8 @@ JsonNode *smmulab_record_run(const SmmulabBoot *pl, const SmmulabRun *r,
     if (r->first_lockup_fn) {
         smmulab_json_add_string(b, "first_lockup_fn", r->first_lockup_fn);
     }
-    json_builder_set_member_name(b, "console_flood");
-    json_builder_add_boolean_value(b, r->flood);
-    json_builder_set_member_name(b, "console_bytes");
-    json_builder_add_int_value(b, r->console_bytes);
+    smmulab_json_add_bool(b, "console_flood", r->flood);
+    smmulab_json_add_int(b, "console_bytes", r->console_bytes);
     json_builder_set_member_name(b, "summary");
     json_builder_begin_object(b);
     if (sum) {
@@ -412,7 +410,8 @@ int smmulab_record_merge(char **dirs, int n, const char *out)
         return 1;
     }
     fputs(text, stdout);
-    printf("report: %s/report.html, report.txt, report.json, report.svg (%u runs from %d "
-           "director%s)\n", out, all->len, n, n == 1 ? "y" : "ies");
+    printf("report: %s/report.html, report.txt, report.json, report.svg "
+           "(%u runs from %d director%s)\n", out, all->len, n,
+           n == 1 ? "y" : "ies");
     return 0;
 }
