@@ -153,9 +153,13 @@ check walk-pages "walk flushes, none by ASID" \
     "$(kc walk-pages walk_flushes) > 0 && $(kc walk-pages walk_flushes_by_asid) == 0"
 check walk-asid "every walk flush by ASID" \
     "$(kc walk-asid walk_flushes) > 0 && $(kc walk-asid walk_flushes_by_asid) == $(kc walk-asid walk_flushes)"
+# mstat NAME KEY: a model counter from the -S file of boot NAME
+mstat() {
+    sed -n "s/.*\"$2\" *: *\([0-9]*\).*/\1/p" "$LOGD/$1.stats"
+}
 cmds_per_op() {
     local retired ops
-    retired=$(sed -n 's/.*"retired" *: *\([0-9]*\).*/\1/p' "$LOGD/$1.stats")
+    retired=$(mstat "$1" retired)
     ops=$(field "$1" ops)
     [ -n "$retired" ] && [ -n "$ops" ] && [ "$ops" -gt 0 ] && echo $((retired / ops))
 }
@@ -190,9 +194,6 @@ sane alloc-add-full
 # CMD_SYNC by MSI: with msi=on the driver's MSI-polling wait runs (every
 # CMD_SYNC completes by an MSI write, no CONS read while busy); with
 # msi=off it polls CONS.  Read from the model's counters.
-mstat() {
-    sed -n "s/.*\"$2\" *: *\([0-9]*\).*/\1/p" "$LOGD/$1.stats"
-}
 for m in off on; do
     boot msi-$m 0 -w map-unmap -c 2 -s cmdqs=8 -s ril=off -s cmdq-cmd-ns=20000 -s msi=$m \
         -S "$LOGD/msi-$m.stats" -a "smmulab.seconds=1 smmulab.threads=1"
