@@ -1,28 +1,48 @@
 /*
  * smmulab: the statistics behind A/B verdicts
  *
- * Fisher's exact test for "runs with a lockup (or timeout)", the
- * Mann-Whitney U test for a metric measured once per run, and a bootstrap
- * interval of the relative change of the mean.  Small samples are the rule
- * here (a handful of boots per variant), so the tests are exact where they
- * can be.
+ * Fisher's exact test for "runs with a lockup (or timeout)", the exact
+ * Mann-Whitney U test for a value measured once per run, the
+ * Hodges-Lehmann shift with its distribution-free interval, Holm's
+ * adjustment, and the power and sample-size figures a "no difference"
+ * needs.  Small samples are the rule here (a handful of boots per
+ * variant), so everything is exact where it can be, and reproducible
+ * where it simulates (fixed seeds).
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "abtest.h"
 
+/* Simulations behind the Mann-Whitney power figures */
+#define MWU_POWER_SIMS 2000
+/* Work (cells x elements) up to which the rank-sum count is exact */
+#define MWU_EXACT_WORK 1.2e9
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+
+    return x < y ? -1 : x > y;
+}
+
 void smmulab_summarize(const double *x, size_t n, SmmulabSummary *s)
 {
+    double *sorted, ss = 0;
     size_t i;
 
+    memset(s, 0, sizeof(*s));
     s->n = n;
-    s->sum = 0;
-    s->mean = s->min = s->max = NAN;
+    s->mean = s->median = s->min = s->max = s->sd = NAN;
+    if (!n) {
+        s->sum = NAN;
+        return;
+    }
     for (i = 0; i < n; i++) {
         s->sum += x[i];
         if (!i || x[i] < s->min) {
@@ -32,11 +52,40 @@ void smmulab_summarize(const double *x, size_t n, SmmulabSummary *s)
             s->max = x[i];
         }
     }
-    if (n) {
-        s->mean = s->sum / n;
-    } else {
-        s->sum = NAN;
+    s->mean = s->sum / n;
+    for (i = 0; i < n; i++) {
+        ss += (x[i] - s->mean) * (x[i] - s->mean);
     }
+    s->sd = n > 1 ? sqrt(ss / (n - 1)) : NAN;
+    sorted = malloc(n * sizeof(*sorted));
+    memcpy(sorted, x, n * sizeof(*sorted));
+    qsort(sorted, n, sizeof(*sorted), cmp_double);
+    s->median = n % 2 ? sorted[n / 2]
+                      : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+    free(sorted);
+}
+
+bool smmulab_significant(double p, double alpha)
+{
+    return p < alpha * (1 - 1e-9);
+}
+
+char *smmulab_format_p(double p, double alpha)
+{
+    bool sig = smmulab_significant(p, alpha);
+    char buf[64];
+    int d;
+
+    if (isnan(p)) {
+        return strdup("n/a");
+    }
+    for (d = 2; d <= 17; d++) {
+        snprintf(buf, sizeof(buf), "%.*g", d, p);
+        if (smmulab_significant(strtod(buf, NULL), alpha) == sig) {
+            break;
+        }
+    }
+    return strdup(buf);
 }
 
 /* log C(n, k) */
@@ -62,7 +111,7 @@ double smmulab_fisher_exact(unsigned ka, unsigned na, unsigned kb,
         double px = exp(log_choose(na, x) + log_choose(nb, k - x) -
                         log_choose(n, k));
 
-        /* at most as likely, with room for rounding */
+        /* at most as likely, with room for rounding (as R's fisher.test) */
         if (px <= p_obs * (1 + 1e-7)) {
             p += px;
         }
@@ -82,13 +131,16 @@ static int cmp_ranked(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* Mid-ranks (1-based) of the pooled sample, in pooled order; tie term */
-static double *mid_ranks(const double *a, size_t na, const double *b,
-                         size_t nb, double *tie_sum)
+/*
+ * Doubled mid-ranks (so that they are integers) of the pooled sample, in
+ * pooled order; the tie term sum(t^3 - t) for the normal approximation.
+ */
+static long *doubled_ranks(const double *a, size_t na, const double *b,
+                           size_t nb, double *tie_sum)
 {
     size_t n = na + nb, i, j;
     Ranked *r = malloc(n * sizeof(*r));
-    double *rank = malloc(n * sizeof(*rank));
+    long *rank = malloc(n * sizeof(*rank));
 
     for (i = 0; i < n; i++) {
         r[i].v = i < na ? a[i] : b[i - na];
@@ -105,11 +157,117 @@ static double *mid_ranks(const double *a, size_t na, const double *b,
         t = j - i;
         *tie_sum += t * t * t - t;
         for (size_t k = i; k < j; k++) {
-            rank[r[k].i] = (i + 1 + j) / 2.0;
+            rank[r[k].i] = (long)(i + 1 + j);  /* 2 x mid-rank */
         }
     }
     free(r);
     return rank;
+}
+
+/*
+ * The number of ways to pick @k of the @n (integer) scores @r, by the sum
+ * of the scores picked: counts[s] for s = 0..sum(r).  Counts are doubles:
+ * exact up to 2^53, then relative error ~1e-16 per addition.
+ */
+static double *subset_sum_counts(const long *r, size_t n, size_t k,
+                                 long *total)
+{
+    long tot = 0, sum = 0, s;
+    size_t i, j, width;
+    double *f, *out;
+
+    for (i = 0; i < n; i++) {
+        sum += r[i];
+    }
+    width = sum + 1;
+    f = calloc((k + 1) * width, sizeof(*f));
+    f[0] = 1;
+    for (i = 0; i < n; i++) {
+        tot += r[i];
+        for (j = (i + 1 < k ? i + 1 : k); j >= 1; j--) {
+            double *to = f + j * width, *from = f + (j - 1) * width;
+
+            for (s = tot; s >= r[i]; s--) {
+                to[s] += from[s - r[i]];
+            }
+        }
+    }
+    out = malloc(width * sizeof(*out));
+    memcpy(out, f + k * width, width * sizeof(*out));
+    free(f);
+    *total = sum;
+    return out;
+}
+
+double smmulab_mann_whitney(const double *a, size_t na, const double *b,
+                            size_t nb, double *u, bool *exact)
+{
+    size_t n = na + nb, i, k;
+    double tie_sum, p, uu;
+    long *rank, obs = 0, sum_all = 0;
+    const long *pick;
+
+    if (u) {
+        *u = NAN;
+    }
+    if (exact) {
+        *exact = true;
+    }
+    if (!na || !nb) {
+        return 1;
+    }
+    rank = doubled_ranks(a, na, b, nb, &tie_sum);
+    for (i = 0; i < na; i++) {
+        obs += rank[i];
+    }
+    for (i = 0; i < n; i++) {
+        sum_all += rank[i];
+    }
+    uu = obs / 2.0 - na * (na + 1) / 2.0;
+    if (u) {
+        *u = uu;
+    }
+    /* Count subsets of the smaller group's size: the same test */
+    k = na <= nb ? na : nb;
+    pick = na <= nb ? rank : rank + na;
+    if (na > nb) {
+        obs = 0;
+        for (i = 0; i < nb; i++) {
+            obs += pick[i];
+        }
+    }
+    if ((double)n * (k + 1) * (sum_all + 1) <= MWU_EXACT_WORK) {
+        long mean2 = (long)k * (long)(n + 1), dev = labs(obs - mean2), s;
+        long width;
+        double *cnt = subset_sum_counts(rank, n, k, &width);
+        double hit = 0, total = 0;
+
+        for (s = 0; s <= width; s++) {
+            total += cnt[s];
+            if (labs(s - mean2) >= dev) {
+                hit += cnt[s];
+            }
+        }
+        free(cnt);
+        p = hit / total;
+    } else {
+        double mu = na * nb / 2.0;
+        double var = na * nb / 12.0 *
+                     ((n + 1) - tie_sum / ((double)n * (n - 1)));
+        double z;
+
+        if (exact) {
+            *exact = false;
+        }
+        if (var <= 0) {
+            p = 1;
+        } else {
+            z = (fabs(uu - mu) - 0.5) / sqrt(var);
+            p = z <= 0 ? 1 : erfc(z / sqrt(2));
+        }
+    }
+    free(rank);
+    return p > 1 ? 1 : p;
 }
 
 /* C(n, k) as a double, for counting arrangements */
@@ -127,83 +285,6 @@ static double choose(size_t n, size_t k)
     return c;
 }
 
-/*
- * Share of the C(n, k) ways to pick @k of the @n ranks whose rank sum is at
- * least as far from its mean as @obs.  Rank sums are kept doubled, so that
- * mid-ranks stay integers.
- */
-static double exact_tail(const double *rank, size_t n, size_t k, double obs)
-{
-    size_t idx[64], i;
-    double mean = k * (n + 1) / 2.0, dev = fabs(obs - mean);
-    double hit = 0, total = 0;
-
-    for (i = 0; i < k; i++) {
-        idx[i] = i;
-    }
-    for (;;) {
-        double s = 0;
-
-        for (i = 0; i < k; i++) {
-            s += rank[idx[i]];
-        }
-        total++;
-        if (fabs(s - mean) >= dev - 1e-9) {
-            hit++;
-        }
-        /* next combination in lexicographic order */
-        i = k;
-        while (i > 0 && idx[i - 1] == n - k + i - 1) {
-            i--;
-        }
-        if (!i) {
-            break;
-        }
-        idx[i - 1]++;
-        for (; i < k; i++) {
-            idx[i] = idx[i - 1] + 1;
-        }
-    }
-    return hit / total;
-}
-
-double smmulab_mann_whitney(const double *a, size_t na, const double *b,
-                            size_t nb, double *u)
-{
-    size_t n = na + nb, i;
-    double tie_sum, r1 = 0, p, *rank;
-
-    if (u) {
-        *u = NAN;
-    }
-    if (!na || !nb) {
-        return 1;
-    }
-    rank = mid_ranks(a, na, b, nb, &tie_sum);
-    for (i = 0; i < na; i++) {
-        r1 += rank[i];
-    }
-    if (u) {
-        *u = r1 - na * (na + 1) / 2.0;
-    }
-    if (na < 64 && choose(n, na) <= SMMULAB_MWU_EXACT_MAX) {
-        p = exact_tail(rank, n, na, r1);
-    } else {
-        double mu = na * nb / 2.0;
-        double var = na * nb / 12.0 * ((n + 1) - tie_sum / ((double)n * (n - 1)));
-        double z, uu = r1 - na * (na + 1) / 2.0;
-
-        if (var <= 0) {
-            p = 1;
-        } else {
-            z = (fabs(uu - mu) - 0.5) / sqrt(var);
-            p = z <= 0 ? 1 : erfc(z / sqrt(2));
-        }
-    }
-    free(rank);
-    return p > 1 ? 1 : p;
-}
-
 double smmulab_mann_whitney_min_p(size_t na, size_t nb)
 {
     if (!na || !nb) {
@@ -212,7 +293,223 @@ double smmulab_mann_whitney_min_p(size_t na, size_t nb)
     return 2 / choose(na + nb, na) > 1 ? 1 : 2 / choose(na + nb, na);
 }
 
-/* xorshift64*: a fixed, portable stream for the bootstrap */
+/*
+ * The largest K with 2 P(U <= K - 1) < alpha, U the Mann-Whitney
+ * statistic of na + nb runs without ties; 0 when even U = 0 is not
+ * significant.  *@tail gets 2 P(U <= K - 1).  Exact (the rank-sum count)
+ * while that is cheap, else from the normal approximation.
+ */
+static size_t mwu_critical(size_t na, size_t nb, double alpha, double *tail)
+{
+    size_t n = na + nb, k = na <= nb ? na : nb, K = 0, i;
+    double sum_all = (double)n * (n + 1) / 2;
+
+    *tail = 0;
+    if (!na || !nb) {
+        return 0;
+    }
+    if ((double)n * (k + 1) * (sum_all + 1) <= MWU_EXACT_WORK) {
+        long *r = malloc(n * sizeof(*r)), width, base = k * (k + 1) / 2;
+        double *cnt, total = 0, cum = 0;
+
+        for (i = 0; i < n; i++) {
+            r[i] = i + 1;
+        }
+        cnt = subset_sum_counts(r, n, k, &width);
+        for (long s = 0; s <= width; s++) {
+            total += cnt[s];
+        }
+        /* U = W - k(k+1)/2; grow K while 2 P(U <= K) stays below alpha */
+        for (;;) {
+            double next = cum + cnt[base + K];
+
+            if (!smmulab_significant(2 * next / total, alpha)) {
+                break;
+            }
+            cum = next;
+            K++;
+        }
+        *tail = 2 * cum / total;
+        free(cnt);
+        free(r);
+        return K;
+    }
+    {
+        double mu = na * nb / 2.0, sd = sqrt(na * nb * (n + 1) / 12.0);
+
+        /* U = K is significant: the continuity-corrected normal tail */
+        while (K < na * nb / 2 &&
+               smmulab_significant(erfc((mu - K - 0.5) / sd / sqrt(2)),
+                                   alpha)) {
+            *tail = erfc((mu - K - 0.5) / sd / sqrt(2));
+            K++;
+        }
+        return K;
+    }
+}
+
+double smmulab_hodges_lehmann(const double *a, size_t na, const double *b,
+                              size_t nb, double alpha, double *lo,
+                              double *hi, double *level)
+{
+    size_t m = na * nb, i, j, K;
+    double *d, shift, tail;
+
+    *lo = *hi = NAN;
+    *level = 0;
+    if (!na || !nb) {
+        return NAN;
+    }
+    d = malloc(m * sizeof(*d));
+    for (i = 0; i < na; i++) {
+        for (j = 0; j < nb; j++) {
+            d[i * nb + j] = b[j] - a[i];
+        }
+    }
+    qsort(d, m, sizeof(*d), cmp_double);
+    shift = m % 2 ? d[m / 2] : (d[m / 2 - 1] + d[m / 2]) / 2;
+    K = mwu_critical(na, nb, alpha, &tail);
+    if (K) {
+        *lo = d[K - 1];
+        *hi = d[m - K];
+        *level = 1 - tail;
+    }
+    free(d);
+    return shift;
+}
+
+typedef struct Pv {
+    double p;
+    size_t i;
+} Pv;
+
+static int cmp_pv(const void *a, const void *b)
+{
+    const Pv *x = a, *y = b;
+
+    if (x->p != y->p) {
+        return x->p < y->p ? -1 : 1;
+    }
+    return x->i < y->i ? -1 : x->i > y->i;
+}
+
+void smmulab_holm(double *p, size_t n)
+{
+    Pv *v = malloc((n ? n : 1) * sizeof(*v));
+    double run = 0;
+    size_t i;
+
+    for (i = 0; i < n; i++) {
+        v[i].p = p[i];
+        v[i].i = i;
+    }
+    qsort(v, n, sizeof(*v), cmp_pv);
+    for (i = 0; i < n; i++) {
+        double adj = (n - i) * v[i].p;
+
+        run = adj > run ? adj : run;
+        p[v[i].i] = run > 1 ? 1 : run;
+    }
+    free(v);
+}
+
+/* P(X = k), X ~ Binomial(n, r) */
+static double binom_pmf(unsigned k, unsigned n, double r)
+{
+    if (r <= 0) {
+        return k == 0;
+    }
+    if (r >= 1) {
+        return k == n;
+    }
+    return exp(log_choose(n, k) + k * log(r) + (n - k) * log1p(-r));
+}
+
+/* The outcomes (ka, kb) Fisher's test calls significant, row-major */
+static unsigned char *fisher_region(unsigned na, unsigned nb, double alpha)
+{
+    unsigned char *rej = malloc((size_t)(na + 1) * (nb + 1));
+    unsigned ka, kb;
+
+    for (ka = 0; ka <= na; ka++) {
+        for (kb = 0; kb <= nb; kb++) {
+            rej[ka * (nb + 1) + kb] =
+                smmulab_significant(smmulab_fisher_exact(ka, na, kb, nb),
+                                    alpha);
+        }
+    }
+    return rej;
+}
+
+static double region_power(const unsigned char *rej, unsigned na, double ra,
+                           unsigned nb, double rb)
+{
+    double pw = 0;
+    unsigned ka, kb;
+
+    for (ka = 0; ka <= na; ka++) {
+        double pa = binom_pmf(ka, na, ra);
+
+        for (kb = 0; kb <= nb && pa > 0; kb++) {
+            if (rej[ka * (nb + 1) + kb]) {
+                pw += pa * binom_pmf(kb, nb, rb);
+            }
+        }
+    }
+    return pw;
+}
+
+double smmulab_fisher_power(unsigned na, double ra, unsigned nb, double rb,
+                            double alpha)
+{
+    unsigned char *rej = fisher_region(na, nb, alpha);
+    double pw = region_power(rej, na, ra, nb, rb);
+
+    free(rej);
+    return pw;
+}
+
+double smmulab_fisher_detectable(unsigned na, unsigned nb, double rb,
+                                 bool up, double alpha, double power)
+{
+    unsigned char *rej = fisher_region(na, nb, alpha);
+    double found = NAN;
+    int step;
+
+    /* In steps of 0.5 percentage points, away from the baseline's rate */
+    for (step = 1; step <= 200; step++) {
+        double ra = rb + (up ? step : -step) * 0.005;
+
+        if (ra < -1e-12 || ra > 1 + 1e-12) {
+            break;
+        }
+        ra = ra < 0 ? 0 : ra > 1 ? 1 : ra;
+        if (region_power(rej, na, ra, nb, rb) >= power) {
+            found = ra;
+            break;
+        }
+    }
+    free(rej);
+    return found;
+}
+
+unsigned smmulab_fisher_n_needed(double ra, double rb, double alpha,
+                                 double power, unsigned max)
+{
+    unsigned n;
+
+    if (fabs(ra - rb) < 1e-12) {
+        return 0;
+    }
+    for (n = 2; n <= max; n++) {
+        if (smmulab_fisher_power(n, ra, n, rb, alpha) >= power) {
+            return n;
+        }
+    }
+    return 0;
+}
+
+/* xorshift64*: a fixed, portable stream for the power simulations */
 static uint64_t next_rand(uint64_t *s)
 {
     *s ^= *s >> 12;
@@ -221,57 +518,146 @@ static uint64_t next_rand(uint64_t *s)
     return *s * 0x2545F4914F6CDD1DULL;
 }
 
-static double resample_mean(const double *x, size_t n, uint64_t *s)
+static double uniform01(uint64_t *s)
 {
-    double sum = 0;
+    return ((next_rand(s) >> 11) + 0.5) * (1.0 / 9007199254740992.0);
+}
+
+/* Standard normal draws (Box-Muller) from a fixed seed */
+static void normals(double *x, size_t n, uint64_t *s)
+{
     size_t i;
 
-    for (i = 0; i < n; i++) {
-        sum += x[next_rand(s) % n];
-    }
-    return sum / n;
-}
+    for (i = 0; i < n; i += 2) {
+        double r = sqrt(-2 * log(uniform01(s))), t = 2 * M_PI * uniform01(s);
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-
-    return x < y ? -1 : x > y;
-}
-
-double smmulab_change_pct(const double *a, size_t na, const double *b,
-                          size_t nb, double level, unsigned iters,
-                          double *lo, double *hi)
-{
-    SmmulabSummary sa, sb;
-    uint64_t seed = 0x5eed5eed5eedULL;
-    double *r;
-    unsigned i, kept = 0;
-
-    *lo = *hi = NAN;
-    smmulab_summarize(a, na, &sa);
-    smmulab_summarize(b, nb, &sb);
-    if (!na || !nb || sa.mean == 0) {
-        return NAN;
-    }
-    r = malloc((iters ? iters : 1) * sizeof(*r));
-    for (i = 0; i < iters; i++) {
-        double ma = resample_mean(a, na, &seed);
-        double mb = resample_mean(b, nb, &seed);
-
-        if (ma != 0) {
-            r[kept++] = (mb / ma - 1) * 100;
+        x[i] = r * cos(t);
+        if (i + 1 < n) {
+            x[i + 1] = r * sin(t);
         }
     }
-    if (kept) {
-        size_t l, h;
+}
 
-        qsort(r, kept, sizeof(*r), cmp_double);
-        l = (size_t)floor((1 - level) / 2 * (kept - 1));
-        h = (size_t)ceil((1 - (1 - level) / 2) * (kept - 1));
-        *lo = r[l];
-        *hi = r[h];
+/* U of @a (pairs a > b) for samples without ties: sort, then merge */
+static size_t u_sorted(double *a, size_t na, double *b, size_t nb)
+{
+    size_t i, j = 0, u = 0;
+
+    qsort(a, na, sizeof(*a), cmp_double);
+    qsort(b, nb, sizeof(*b), cmp_double);
+    for (i = 0; i < na; i++) {
+        while (j < nb && b[j] < a[i]) {
+            j++;
+        }
+        u += j;
     }
-    free(r);
-    return (sb.mean / sa.mean - 1) * 100;
+    return u;
+}
+
+/* Simulated power, @draws holding MWU_POWER_SIMS x (na + nb) normals */
+static double mwu_power_draws(const double *draws, size_t na, size_t nb,
+                              double delta, size_t K)
+{
+    double *a = malloc(na * sizeof(*a)), *b = malloc(nb * sizeof(*b));
+    size_t sim, i, hits = 0;
+
+    for (sim = 0; sim < MWU_POWER_SIMS; sim++) {
+        const double *x = draws + sim * (na + nb);
+        size_t u;
+
+        memcpy(a, x, na * sizeof(*a));
+        for (i = 0; i < nb; i++) {
+            b[i] = x[na + i] + delta;
+        }
+        u = u_sorted(a, na, b, nb);
+        hits += u + 1 <= K || u >= na * nb + 1 - K;
+    }
+    free(a);
+    free(b);
+    return (double)hits / MWU_POWER_SIMS;
+}
+
+static double *power_draws(size_t na, size_t nb)
+{
+    uint64_t seed = 0x5eed5eed5eedULL;
+    double *d = malloc(MWU_POWER_SIMS * (na + nb) * sizeof(*d));
+
+    normals(d, MWU_POWER_SIMS * (na + nb), &seed);
+    return d;
+}
+
+double smmulab_mwu_power(size_t na, size_t nb, double delta, double alpha)
+{
+    double tail, *d, pw;
+    size_t K = mwu_critical(na, nb, alpha, &tail);
+
+    if (!K) {
+        return 0;
+    }
+    d = power_draws(na, nb);
+    pw = mwu_power_draws(d, na, nb, delta, K);
+    free(d);
+    return pw;
+}
+
+double smmulab_mwu_detectable(size_t na, size_t nb, double alpha,
+                              double power)
+{
+    double tail, *d, lo = 0, hi = 16;
+    size_t K = mwu_critical(na, nb, alpha, &tail);
+    int it;
+
+    if (!K) {
+        return NAN;
+    }
+    d = power_draws(na, nb);
+    if (mwu_power_draws(d, na, nb, hi, K) < power) {
+        free(d);
+        return NAN;
+    }
+    for (it = 0; it < 30; it++) {
+        double mid = (lo + hi) / 2;
+
+        if (mwu_power_draws(d, na, nb, mid, K) >= power) {
+            hi = mid;
+        } else {
+            lo = mid;
+        }
+    }
+    free(d);
+    return hi;
+}
+
+unsigned smmulab_mwu_n_needed(double delta, double alpha, double power,
+                              unsigned max)
+{
+    unsigned lo = 2, hi = max;
+
+    delta = fabs(delta);
+    if (isnan(delta) || delta == 0 ||
+        smmulab_mwu_power(max, max, delta, alpha) < power) {
+        return 0;
+    }
+    /* Power grows with n: bisect */
+    while (lo < hi) {
+        unsigned mid = (lo + hi) / 2;
+
+        if (smmulab_mwu_power(mid, mid, delta, alpha) >= power) {
+            hi = mid;
+        } else {
+            lo = mid + 1;
+        }
+    }
+    return lo;
+}
+
+unsigned long long smmulab_repeat_seed(unsigned long long scenario_seed,
+                                       unsigned rep)
+{
+    uint64_t z = scenario_seed + (rep + 1) * 0x9E3779B97F4A7C15ULL;
+
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    z ^= z >> 31;
+    return z ? z : 1;
 }

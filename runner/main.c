@@ -2,7 +2,8 @@
  * smmulab-run: run a scenario and write its report
  *
  *   smmulab-run [--build DIR] [--out DIR] SCENARIO.ini
- *   smmulab-run --check SCENARIO.ini      validate and print the plan
+ *   smmulab-run --check SCENARIO.ini      validate and print the plan, and
+ *                                         what its n can detect
  *   smmulab-run --report DIR              remake DIR's report from runs.json
  *
  * Every variant (and sweep point) is booted REPEAT times, then, unless the
@@ -69,7 +70,8 @@ int main(int argc, char **argv)
         { "topologies", 0, 0, G_OPTION_ARG_FILENAME, &topologies,
           "workload topologies (default: configs/topologies.ini)", "FILE" },
         { "check", 0, 0, G_OPTION_ARG_NONE, &check,
-          "validate the scenario and print the plan, run nothing", NULL },
+          "validate the scenario, print the plan and what its n can detect "
+          "at the primary endpoint (80 % power); run nothing", NULL },
         { "report", 0, 0, G_OPTION_ARG_FILENAME, &report_dir,
           "remake the report of DIR from its runs.json", "DIR" },
         { "repeat", 0, 0, G_OPTION_ARG_INT, &repeat,
@@ -209,6 +211,13 @@ int main(int argc, char **argv)
             "x %u run(s)%s), output in %s\n", sc->name, plan->len,
             sc->variants->len, npoints, sc->repeat,
             sc->control ? " + control" : "", out);
+    {
+        g_autofree char *pw = smmulab_plan_power(sc);
+
+        fprintf(stderr, "smmulab-run: %s: %s\n", sc->name,
+                pw ? pw : "no primary endpoint declared (primary=): no line "
+                "of the report will be a verdict");
+    }
 
     catch_signals();
     for (i = 0; i < plan->len && !smmulab_run_interrupted; i++) {
@@ -235,6 +244,7 @@ int main(int argc, char **argv)
             .variant_append = pl->append, .log_path = log,
             .cmdline_path = cmd, .label = label,
             .console_cap = console_cap > 0 ? console_cap : 64 << 20,
+            .seed = pl->seed,
         };
         g_autoptr(SmmulabRun) r = NULL;
         g_autoptr(GError) rerr = NULL;

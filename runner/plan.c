@@ -4,11 +4,15 @@
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "abtest.h"
+
 #include "plan.h"
 #include "record.h"
+#include "report-internal.h"
 #include "topology.h"
 
 GArray *smmulab_plan_make(const SmmulabScenario *sc)
@@ -26,7 +30,7 @@ GArray *smmulab_plan_make(const SmmulabScenario *sc)
                     0, var->name, var->append, var->kernel, var->initrd,
                     sc->sweep_group ?
                         g_ptr_array_index(sc->sweep_values, p) : NULL,
-                    FALSE, rep
+                    FALSE, rep, smmulab_repeat_seed(sc->seed, rep)
                 };
 
                 g_array_append_val(plan, pl);
@@ -47,7 +51,7 @@ GArray *smmulab_plan_make(const SmmulabScenario *sc)
                 SmmulabBoot pl = {
                     0, var->name, var->append, var->kernel, var->initrd,
                     per_point ? g_ptr_array_index(sc->sweep_values, p) : NULL,
-                    TRUE, 1
+                    TRUE, 1, smmulab_repeat_seed(sc->seed, 1)
                 };
 
                 g_array_append_val(plan, pl);
@@ -137,6 +141,8 @@ void smmulab_plan_print_list(GArray *plan, const SmmulabScenario *sc,
         g_autoptr(JsonGenerator) gen = json_generator_new();
         g_autoptr(JsonNode) node = NULL;
         g_autofree char *line = NULL;
+        g_autofree char *seed = g_strdup_printf("%" G_GUINT64_FORMAT,
+                                                pl->seed);
 
         json_builder_begin_object(b);
         json_builder_set_member_name(b, "index");
@@ -147,6 +153,8 @@ void smmulab_plan_print_list(GArray *plan, const SmmulabScenario *sc,
         json_builder_add_boolean_value(b, pl->control);
         json_builder_set_member_name(b, "rep");
         json_builder_add_int_value(b, pl->rep);
+        json_builder_set_member_name(b, "seed");
+        json_builder_add_string_value(b, seed);
         json_builder_set_member_name(b, "cpus");
         json_builder_add_int_value(b, pt->cpus ? pt->cpus :
                                    (topo ? topo->cpus : 0));
@@ -170,6 +178,13 @@ void smmulab_plan_print_check(GArray *plan, const SmmulabScenario *sc,
            "per variant%s; %u boots, at most %u s each\n", file,
            sc->workload, sc->variants->len, npoints, sc->repeat,
            sc->control ? ", plus control" : "", plan->len, sc->timeout_s);
+    {
+        g_autofree char *pw = smmulab_plan_power(sc);
+
+        printf("  %s\n", pw ? pw : "primary endpoint: none declared "
+               "(primary= in [scenario]): no line of the report will be a "
+               "verdict");
+    }
     for (i = 0; i < plan->len; i++) {
         SmmulabBoot *pl = &g_array_index(plan, SmmulabBoot, i);
         g_autofree char *files = g_strdup_printf("%s%s%s%s",
@@ -182,4 +197,68 @@ void smmulab_plan_print_check(GArray *plan, const SmmulabScenario *sc,
                pl->rep, pl->append, files,
                pl->kernel || pl->initrd ? "]" : "");
     }
+}
+
+char *smmulab_plan_power(const SmmulabScenario *sc)
+{
+    guint n = sc->repeat;
+    guint k = (sc->variants->len - 1) *
+              (sc->sweep_group ? sc->sweep_values->len : 1);
+    double alpha = SMMULAB_ALPHA / (k ? k : 1);
+    GString *s;
+
+    if (!sc->primary) {
+        return NULL;
+    }
+    s = g_string_new(NULL);
+    g_string_append_printf(s, "primary endpoint %s, n=%u+%u: ", sc->primary,
+                           n, n);
+    if (!k) {
+        g_string_append(s, "one variant, nothing to compare");
+        return g_string_free(s, FALSE);
+    }
+    if (k > 1) {
+        g_string_append_printf(s, "%u comparisons (Holm: the first at alpha "
+                               "%.3g); ", k, alpha);
+    }
+    if (!strcmp(sc->primary, REPORT_RUNS_WITH_LOCKUP) ||
+        !strcmp(sc->primary, REPORT_RUNS_WITH_TIMEOUT)) {
+        const double base[] = { 0, 0.1, 0.25, 0.5 };
+        guint i;
+
+        g_string_append(s, "80 % power (Fisher) where the baseline's rate "
+                        "is");
+        for (i = 0; i < G_N_ELEMENTS(base); i++) {
+            double up = smmulab_fisher_detectable(n, n, base[i], TRUE, alpha,
+                                                  SMMULAB_POWER);
+            double down = smmulab_fisher_detectable(n, n, base[i], FALSE,
+                                                    alpha, SMMULAB_POWER);
+
+            g_string_append_printf(s, "%s %.0f %%: ", i ? ";" : "",
+                                   base[i] * 100);
+            if (isnan(up) && isnan(down)) {
+                g_string_append(s, "no rate");
+            }
+            if (!isnan(up)) {
+                g_string_append_printf(s, "%.0f %% or more", up * 100);
+            }
+            if (!isnan(down)) {
+                g_string_append_printf(s, "%s%.0f %% or less",
+                                       isnan(up) ? "" : ", ", down * 100);
+            }
+        }
+    } else {
+        double d = smmulab_mwu_detectable(n, n, alpha, SMMULAB_POWER);
+
+        if (isnan(d)) {
+            g_string_append_printf(s, "no outcome at n=%u+%u can reach "
+                                   "p<%.3g (Mann-Whitney): raise repeat=",
+                                   n, n, alpha);
+        } else {
+            g_string_append_printf(s, "80 %% power (Mann-Whitney) for a "
+                                   "shift of %.2f standard deviations of "
+                                   "the runs (normal data)", d);
+        }
+    }
+    return g_string_free(s, FALSE);
 }

@@ -19,6 +19,7 @@ typedef struct SmmulabBoot {
     const char *point;          /* sweep value or NULL */
     gboolean control;
     guint rep;
+    guint64 seed;               /* smmulab_repeat_seed(scenario seed, rep) */
 } SmmulabBoot;
 
 /* Every boot of @sc (strings borrowed from it), numbered from 1 */
@@ -35,5 +36,11 @@ void smmulab_plan_print_list(GArray *plan, const SmmulabScenario *sc,
 /* --check: the scenario in one line, then each boot */
 void smmulab_plan_print_check(GArray *plan, const SmmulabScenario *sc,
                               const char *file);
+
+/*
+ * What the scenario's n can detect at its primary endpoint with 80 %
+ * power, in one line (printed before running), or NULL without one.
+ */
+char *smmulab_plan_power(const SmmulabScenario *sc);
 
 #endif

@@ -78,6 +78,17 @@ JsonNode *smmulab_record_scenario(const SmmulabScenario *sc,
     smmulab_json_add_string(b, "workload", sc->workload);
     smmulab_json_add_int(b, "repeat", sc->repeat);
     smmulab_json_add_bool(b, "icount", sc->icount);
+    smmulab_json_add_int(b, "cpus", sc->cpus ? sc->cpus :
+                         (topo ? topo->cpus : 0));
+    {
+        g_autofree char *seed = g_strdup_printf("%" G_GUINT64_FORMAT,
+                                                sc->seed);
+
+        smmulab_json_add_string(b, "seed", seed);
+    }
+    if (sc->primary) {
+        smmulab_json_add_string(b, "primary", sc->primary);
+    }
     smmulab_json_add_bool(b, "control", sc->control);
     smmulab_json_add_string(b, "smmu", smmu);
     smmulab_json_add_string(b, "machine", machine);
@@ -173,6 +184,12 @@ JsonNode *smmulab_record_run(const SmmulabBoot *pl, const SmmulabRun *r,
     smmulab_json_add_bool(b, "control", pl->control);
     smmulab_json_add_int(b, "index", pl->index);
     smmulab_json_add_int(b, "rep", pl->rep);
+    {
+        g_autofree char *seed = g_strdup_printf("%" G_GUINT64_FORMAT,
+                                                pl->seed);
+
+        smmulab_json_add_string(b, "seed", seed);
+    }
     smmulab_json_add_string(b, "verdict", r->verdict);
     if (r->detail) {
         smmulab_json_add_string(b, "detail", r->detail);

@@ -148,13 +148,27 @@ GPtrArray *smmulab_run_argv(const SmmulabRunSpec *spec, const char *qmp_sock,
     if (spec->variant_append && *spec->variant_append) {
         g_string_append_printf(append, " %s", spec->variant_append);
     }
+    if (spec->seed) {
+        g_string_append_printf(append, " smmulab.seed=%" G_GUINT64_FORMAT,
+                               spec->seed);
+    }
     g_ptr_array_add(argv, g_strdup("-append"));
     g_ptr_array_add(argv, g_string_free(g_steal_pointer(&append), FALSE));
     if (!spec->control) {
+        gboolean own_seed = FALSE;
+
         for (i = 0; i < sc->smmu->len; i++) {
+            const char *prop = g_ptr_array_index(sc->smmu, i);
+
+            own_seed |= g_str_has_prefix(prop, "cmdq-seed=");
             g_ptr_array_add(argv, g_strdup("-global"));
-            g_ptr_array_add(argv, g_strdup_printf("arm-smmuv3.%s",
-                (char *)g_ptr_array_index(sc->smmu, i)));
+            g_ptr_array_add(argv, g_strdup_printf("arm-smmuv3.%s", prop));
+        }
+        /* The model's jitter draws from the run's seed unless set */
+        if (spec->seed && !own_seed) {
+            g_ptr_array_add(argv, g_strdup("-global"));
+            g_ptr_array_add(argv, g_strdup_printf(
+                "arm-smmuv3.cmdq-seed=%" G_GUINT64_FORMAT, spec->seed));
         }
     }
     g_ptr_array_add(argv, NULL);

@@ -24,6 +24,8 @@ typedef struct SmmulabRunSpec {
     const char *cmdline_path;   /* the QEMU command line, for people */
     const char *label;          /* for progress lines */
     guint64 console_cap;        /* bytes of console kept (0: 64 MiB) */
+    guint64 seed;               /* this run's: the guest's smmulab.seed, and
+                                   the model's cmdq-seed unless set */
 } SmmulabRunSpec;
 
 /* The model's counters at one moment of a run (host seconds from start) */

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "report-internal.h"
 #include "scenario.h"
 
 typedef struct Setting {
@@ -118,12 +119,21 @@ gboolean smmulab_scenario_check_value(const char *file, const char *group,
             return bad(err, file, group, key, v, "not on or off");
         } else if (!strcmp(key, "baseline") && !is_token(v)) {
             return bad(err, file, group, key, v, "not a variant name");
+        } else if (!strcmp(key, "primary") && !is_token(v)) {
+            return bad(err, file, group, key, v,
+                       "not an endpoint name (runs_with_soft_lockup, "
+                       "runs_with_timeout, or a metric id)");
+        } else if (!strcmp(key, "seed") &&
+                   !is_uint(v, 0, G_MAXUINT64)) {
+            return bad(err, file, group, key, v,
+                       "not a number in 0..18446744073709551615");
         } else if (strcmp(key, "name") && strcmp(key, "repeat") &&
                    strcmp(key, "timeout") && strcmp(key, "control") &&
-                   strcmp(key, "description") && strcmp(key, "baseline")) {
+                   strcmp(key, "description") && strcmp(key, "baseline") &&
+                   strcmp(key, "primary") && strcmp(key, "seed")) {
             return bad(err, file, group, key, v,
                        "unknown key (known: name, description, repeat, "
-                       "timeout, control, baseline)");
+                       "timeout, control, baseline, primary, seed)");
         }
     } else if (!strcmp(group, "machine")) {
         if (!strcmp(key, "cpus")) {
@@ -279,6 +289,11 @@ static void apply(SmmulabScenario *s, const Setting *st)
         } else if (!strcmp(k, "baseline")) {
             g_free(s->baseline);
             s->baseline = g_strdup(v);
+        } else if (!strcmp(k, "primary")) {
+            g_free(s->primary);
+            s->primary = g_strdup(v);
+        } else if (!strcmp(k, "seed")) {
+            s->seed = g_ascii_strtoull(v, NULL, 10);
         }
     } else if (!strcmp(g, "machine")) {
         if (!strcmp(k, "cpus")) {
@@ -437,6 +452,7 @@ void smmulab_scenario_free(SmmulabScenario *s)
     g_free(s->append);
     g_free(s->workload);
     g_free(s->baseline);
+    g_free(s->primary);
     g_free(s->sweep_group);
     g_free(s->sweep_key);
     g_ptr_array_unref(s->smmu);
@@ -541,6 +557,18 @@ SmmulabScenario *smmulab_scenario_load(const char *file,
                 "not one of the [variants]");
             goto fail;
         }
+    }
+
+    if (s->primary && strcmp(s->primary, REPORT_RUNS_WITH_LOCKUP) &&
+        strcmp(s->primary, REPORT_RUNS_WITH_TIMEOUT) &&
+        !report_find_metric(s->workload, s->primary)) {
+        g_autofree char *why = g_strdup_printf(
+            "no such endpoint for workload %s (runs_with_soft_lockup, "
+            "runs_with_timeout, or a metric id of docs/scenarios.md)",
+            s->workload);
+
+        bad(err, file, "scenario", "primary", s->primary, why);
+        goto fail;
     }
 
     if (g_key_file_has_group(kf, "sweep")) {

@@ -41,6 +41,8 @@ typedef struct SmmulabScenario {
 
     GPtrArray *variants;        /* SmmulabVariant * */
     char *baseline;             /* variant the others are judged against */
+    char *primary;              /* the primary endpoint, or NULL */
+    guint64 seed;               /* repeats draw their seeds from it */
 
     char *sweep_group;          /* NULL: no sweep */
     char *sweep_key;

@@ -88,5 +88,28 @@ for g in tests/golden/*/; do
     done
 done
 
+# report.html read by a browser: the primary verdict first and coloured,
+# real tables, rows zero in every column folded, evidence collapsible
+# (Debian's chromium, headless; the golden report with a DIFFERENT primary)
+if command -v chromium >/dev/null; then
+    g=tests/golden/control-lockup
+    timeout 120 chromium --headless --no-sandbox --disable-gpu --dump-dom \
+        "file://$ROOT/$g/report.html" >"$tmp/dom.html" 2>/dev/null
+    first_h2=$(grep -o '<h2>[^<]*</h2>' "$tmp/dom.html" | head -n1)
+    if [ "$first_h2" = "<h2>Primary endpoint</h2>" ] && \
+       grep -q 'class="primary differs" data-bg="rgb(253, 236, 234)"' "$tmp/dom.html" && \
+       [ "$(grep -c '<table class="metrics">' "$tmp/dom.html")" -ge 2 ] && \
+       grep -q '<details class="zero-rows"><summary>[0-9]* row(s) zero in every column' "$tmp/dom.html" && \
+       grep -q '<details class="evidence"><summary>legacy rep 1: ' "$tmp/dom.html" && \
+       grep -q '<table class="exploratory">' "$tmp/dom.html" && \
+       ! grep -q '<pre>smmulab report' "$tmp/dom.html"; then
+        ok "report.html in chromium: primary verdict first, coloured; tables; zero rows folded; evidence collapsible"
+    else
+        notok "report.html in chromium: first heading '$first_h2'; $(grep -o 'class="primary[^>]*' "$tmp/dom.html" | head -n1)"
+    fi
+else
+    ok "# SKIP report.html in chromium: chromium not installed"
+fi
+
 echo "1..$n"
 [ $fails = 0 ]

@@ -1,0 +1,669 @@
+/*
+ * smmulab: a report's verdicts: which comparison is the primary endpoint,
+ * the tests behind every line, Holm's adjustment of the exploratory ones,
+ * and what a "no difference" could have seen (power and sample size)
+ *
+ * Only the primary endpoint (the scenario's primary=) may say DIFFERENT;
+ * it is the one question the scenario was written to answer.  Every other
+ * line is exploratory: its p is adjusted by Holm over every exploratory
+ * line of the report (sweep points and variants included), and it is
+ * printed as a hint.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "abtest.h"
+#include "record.h"
+#include "report-internal.h"
+
+/* The most runs per variant a sample-size figure looks at (repeat=) */
+#define N_MAX 100
+
+typedef struct Line {
+    char *point;                /* NULL without a sweep */
+    const Column *var, *base;
+    const char *metric;         /* REPORT_RUNS_WITH_* or a metric id */
+    const Metric *m;            /* NULL for runs with an event */
+    gboolean primary;
+    double p, p_adj;            /* p_adj: Holm within its family */
+    guint ka, na, kb, nb;       /* runs with the event of na, nb */
+    double shift, lo, hi, level, base_median, sd;
+    gboolean exact;
+    GArray *va, *vb;            /* per-run values (metric lines) */
+} Line;
+
+static void line_free(gpointer p)
+{
+    Line *l = p;
+
+    g_free(l->point);
+    if (l->va) {
+        g_array_unref(l->va);
+        g_array_unref(l->vb);
+    }
+    g_free(l);
+}
+
+static const Column *find_column(GPtrArray *cols, const char *variant)
+{
+    guint c;
+
+    for (c = 0; c < cols->len; c++) {
+        const Column *col = g_ptr_array_index(cols, c);
+
+        if (!col->control && !strcmp(col->variant, variant)) {
+            return col;
+        }
+    }
+    return NULL;
+}
+
+/* Runs of @c at @point that count, and how many of them had the event */
+static void runs_with(JsonArray *runs, const Column *c, const char *point,
+                      gboolean timeouts, guint *k, guint *n)
+{
+    guint i;
+
+    *k = *n = 0;
+    for (i = 0; i < json_array_get_length(runs); i++) {
+        JsonObject *r = json_array_get_object_element(runs, i);
+        gint64 x;
+
+        if (!report_run_matches(r, c, point) || !report_run_counts(r)) {
+            continue;
+        }
+        x = timeouts ?
+            json_object_get_int_member_with_default(r, "cmdq_timeouts", 0) +
+            json_object_get_int_member_with_default(r, "cmd_sync_timeouts", 0) :
+            json_object_get_int_member_with_default(r, "soft_lockups", 0);
+        (*n)++;
+        *k += x > 0;
+    }
+}
+
+static gboolean is_event(const char *id)
+{
+    return !strcmp(id, REPORT_RUNS_WITH_LOCKUP) ||
+           !strcmp(id, REPORT_RUNS_WITH_TIMEOUT);
+}
+
+static const char *endpoint_label(const char *kind, const char *id)
+{
+    const Metric *m;
+
+    if (!strcmp(id, REPORT_RUNS_WITH_LOCKUP)) {
+        return "runs with a soft lockup";
+    } else if (!strcmp(id, REPORT_RUNS_WITH_TIMEOUT)) {
+        return "runs with a CMDQ or CMD_SYNC timeout";
+    }
+    m = report_find_metric(kind, id);
+    return m ? m->label : id;
+}
+
+/* One comparison of @var against @base at @point, or NULL without data */
+static Line *compare(JsonArray *runs, const char *kind, const char *id,
+                     const Column *var, const Column *base, const char *point)
+{
+    Line *l = g_new0(Line, 1);
+
+    l->point = g_strdup(point);
+    l->var = var;
+    l->base = base;
+    l->metric = id;
+    if (is_event(id)) {
+        gboolean to = !strcmp(id, REPORT_RUNS_WITH_TIMEOUT);
+
+        runs_with(runs, var, point, to, &l->ka, &l->na);
+        runs_with(runs, base, point, to, &l->kb, &l->nb);
+        if (!l->na || !l->nb) {
+            line_free(l);
+            return NULL;
+        }
+        l->p = smmulab_fisher_exact(l->ka, l->na, l->kb, l->nb);
+        l->exact = TRUE;
+    } else {
+        SmmulabSummary sa, sb;
+        bool exact;
+
+        l->m = report_find_metric(kind, id);
+        if (!l->m) {
+            line_free(l);
+            return NULL;
+        }
+        l->va = report_values_of(runs, l->m, var, point);
+        l->vb = report_values_of(runs, l->m, base, point);
+        if (!l->va->len || !l->vb->len) {
+            line_free(l);
+            return NULL;
+        }
+        l->na = l->va->len;
+        l->nb = l->vb->len;
+        l->p = smmulab_mann_whitney((double *)l->va->data, l->na,
+                                    (double *)l->vb->data, l->nb, NULL,
+                                    &exact);
+        l->exact = exact;
+        /* the shift of the variant against the baseline */
+        l->shift = smmulab_hodges_lehmann((double *)l->vb->data, l->nb,
+                                          (double *)l->va->data, l->na,
+                                          SMMULAB_ALPHA, &l->lo, &l->hi,
+                                          &l->level);
+        smmulab_summarize((double *)l->va->data, l->na, &sa);
+        smmulab_summarize((double *)l->vb->data, l->nb, &sb);
+        l->base_median = sb.median;
+        /* pooled standard deviation, for the power figures */
+        l->sd = sqrt(((l->na > 1 ? (l->na - 1) * sa.sd * sa.sd : 0) +
+                      (l->nb > 1 ? (l->nb - 1) * sb.sd * sb.sd : 0)) /
+                     MAX((double)l->na + l->nb - 2, 1));
+    }
+    l->p_adj = l->p;
+    return l;
+}
+
+static char *fmt_value(const Line *l, double v)
+{
+    return report_fmt(v, l->m->decimals);
+}
+
+static char *pct(double x)
+{
+    return g_strdup_printf("%.0f %%", x * 100);
+}
+
+/* What the comparison found, without its verdict */
+static char *finding(const Line *l)
+{
+    g_autofree char *shift = NULL, *rel = NULL, *iv = NULL;
+
+    if (!l->m) {
+        return g_strdup_printf("%u/%u vs %u/%u", l->ka, l->na, l->kb, l->nb);
+    }
+    shift = fmt_value(l, l->shift);
+    if (isnan(l->lo)) {
+        iv = g_strdup_printf("no 95 %% interval at n=%u+%u", l->na, l->nb);
+    } else {
+        g_autofree char *lo = fmt_value(l, l->lo), *hi = fmt_value(l, l->hi);
+
+        iv = g_strdup_printf("[%s, %s]", lo, hi);
+    }
+    if (l->shift == 0) {
+        rel = g_strdup("no change");
+    } else if (l->base_median == 0) {
+        rel = g_strdup_printf("relative change unbounded: %s's median is 0",
+                              l->base->variant);
+    } else {
+        rel = g_strdup_printf("%+.1f %% of %s's median", l->shift /
+                              fabs(l->base_median) * 100, l->base->variant);
+    }
+    return g_strdup_printf("shift %s%s %s (%s)", l->shift > 0 ? "+" : "",
+                           shift, iv, rel);
+}
+
+/* The smallest effect the n detects, and the n the observed one needs */
+static char *power_text(const Line *l, gboolean sig, double alpha,
+                        JsonBuilder *b)
+{
+    GString *s = g_string_new(NULL);
+
+    json_builder_set_member_name(b, "power");
+    json_builder_begin_object(b);
+    if (!l->m) {
+        double rb = (double)l->kb / l->nb, ra = (double)l->ka / l->na;
+        double up = smmulab_fisher_detectable(l->na, l->nb, rb, TRUE,
+                                              alpha, SMMULAB_POWER);
+        double down = smmulab_fisher_detectable(l->na, l->nb, rb, FALSE,
+                                                alpha, SMMULAB_POWER);
+        g_autofree char *srb = pct(rb);
+
+        json_builder_set_member_name(b, "detectable_rate_above");
+        isnan(up) ? json_builder_add_null_value(b)
+                  : json_builder_add_double_value(b, up);
+        json_builder_set_member_name(b, "detectable_rate_below");
+        isnan(down) ? json_builder_add_null_value(b)
+                    : json_builder_add_double_value(b, down);
+        if (isnan(up) && isnan(down)) {
+            g_string_append_printf(s, "at n=%u+%u no rate differs enough "
+                                   "from %s's %s to be seen with 80 %% power",
+                                   l->na, l->nb, l->base->variant, srb);
+        } else {
+            g_autofree char *su = isnan(up) ? NULL : pct(up);
+            g_autofree char *sd = isnan(down) ? NULL : pct(down);
+
+            g_string_append_printf(s, "80 %% power at n=%u+%u only for a "
+                                   "rate as far from %s's %s as %s%s%s",
+                                   l->na, l->nb, l->base->variant, srb,
+                                   su ? su : "", su && sd ? " or " : "",
+                                   sd ? sd : "");
+        }
+        if (!sig) {
+            unsigned n = smmulab_fisher_n_needed(ra, rb, alpha,
+                                                 SMMULAB_POWER, N_MAX);
+            g_autofree char *sra = pct(ra);
+
+            json_builder_set_member_name(b, "n_needed");
+            n ? json_builder_add_int_value(b, n)
+              : json_builder_add_null_value(b);
+            if (l->ka * l->nb == l->kb * l->na) {
+                g_string_append(s, "; the rates observed are equal");
+            } else if (n) {
+                g_string_append_printf(s, "; the observed %s vs %s would "
+                                       "need n=%u+%u", sra, srb, n, n);
+            } else {
+                g_string_append_printf(s, "; the observed %s vs %s would "
+                                       "need more than %u+%u", sra, srb,
+                                       N_MAX, N_MAX);
+            }
+        }
+    } else {
+        double d = smmulab_mwu_detectable(l->na, l->nb, alpha,
+                                          SMMULAB_POWER);
+
+        json_builder_set_member_name(b, "detectable_shift_sd");
+        isnan(d) ? json_builder_add_null_value(b)
+                 : json_builder_add_double_value(b, d);
+        if (isnan(d)) {
+            g_string_append_printf(s, "no outcome at n=%u+%u can reach "
+                                   "p<%.3g", l->na, l->nb, alpha);
+        } else if (!(l->sd > 0)) {
+            g_string_append_printf(s, "80 %% power at n=%u+%u only for a "
+                                   "shift of %.2f standard deviations (the "
+                                   "runs show no spread to scale it by)",
+                                   l->na, l->nb, d);
+        } else {
+            g_autofree char *u = fmt_value(l, d * l->sd);
+
+            g_string_append_printf(s, "80 %% power at n=%u+%u only for a "
+                                   "shift of about %s (%.2f standard "
+                                   "deviations of the runs, normal data "
+                                   "assumed)", l->na, l->nb, u, d);
+        }
+        if (!sig && l->sd > 0 && !isnan(d)) {
+            unsigned n = smmulab_mwu_n_needed(l->shift / l->sd, alpha,
+                                              SMMULAB_POWER, N_MAX);
+
+            json_builder_set_member_name(b, "n_needed");
+            n ? json_builder_add_int_value(b, n)
+              : json_builder_add_null_value(b);
+            if (l->shift == 0) {
+                g_string_append(s, "; the shift observed is 0");
+            } else if (n) {
+                g_string_append_printf(s, "; the shift observed would need "
+                                       "about n=%u+%u", n, n);
+            } else {
+                g_string_append_printf(s, "; the shift observed would need "
+                                       "more than %u+%u", N_MAX, N_MAX);
+            }
+        }
+    }
+    json_builder_end_object(b);
+    return g_string_free(s, FALSE);
+}
+
+static void line_json_common(JsonBuilder *b, const Line *l, const char *text)
+{
+    if (l->point) {
+        smmulab_json_add_string(b, "point", l->point);
+    }
+    smmulab_json_add_string(b, "variant", l->var->variant);
+    smmulab_json_add_string(b, "baseline", l->base->variant);
+    smmulab_json_add_string(b, "metric", l->metric);
+    smmulab_json_add_string(b, "label", l->m ? l->m->label :
+                            endpoint_label("", l->metric));
+    smmulab_json_add_string(b, "test", l->m ? "mann-whitney" : "fisher");
+    smmulab_json_add_bool(b, "exact", l->exact);
+    smmulab_json_add_bool(b, "primary", l->primary);
+    json_builder_set_member_name(b, "p");
+    json_builder_add_double_value(b, l->p);
+    json_builder_set_member_name(b, "p_holm");
+    json_builder_add_double_value(b, l->p_adj);
+    smmulab_json_add_int(b, "na", l->na);
+    smmulab_json_add_int(b, "nb", l->nb);
+    if (!l->m) {
+        smmulab_json_add_int(b, "ka", l->ka);
+        smmulab_json_add_int(b, "kb", l->kb);
+    } else {
+        json_builder_set_member_name(b, "shift");
+        json_builder_add_double_value(b, l->shift);
+        json_builder_set_member_name(b, "interval");
+        if (isnan(l->lo)) {
+            json_builder_add_null_value(b);
+        } else {
+            json_builder_begin_array(b);
+            json_builder_add_double_value(b, l->lo);
+            json_builder_add_double_value(b, l->hi);
+            json_builder_end_array(b);
+        }
+        json_builder_set_member_name(b, "interval_level");
+        json_builder_add_double_value(b, l->level);
+    }
+    smmulab_json_add_string(b, "text", text);
+}
+
+static void print_primary(GString *t, JsonBuilder *b, JsonObject *sc,
+                          const Line *l, guint family, gboolean unreliable)
+{
+    gboolean sig = smmulab_significant(l->p_adj, SMMULAB_ALPHA);
+    g_autofree char *label = report_point_label(sc, l->point);
+    g_autofree char *what = finding(l), *pw = NULL, *line = NULL;
+    g_autofree char *ps = smmulab_format_p(l->p, SMMULAB_ALPHA);
+    g_autofree char *pa = smmulab_format_p(l->p_adj, SMMULAB_ALPHA);
+    g_autofree char *adj = family > 1 ?
+        g_strdup_printf(", Holm over %u: %s", family, pa) : g_strdup("");
+    g_autofree char *verdict = NULL;
+
+    json_builder_begin_object(b);
+    /* in a family, Holm's first step: the most it asks */
+    pw = power_text(l, sig, SMMULAB_ALPHA / family, b);
+    if (sig && unreliable) {
+        verdict = g_strdup("DIFFERENT, but the control is UNRELIABLE: do "
+                           "not blame a variant");
+    } else if (sig) {
+        verdict = g_strdup("DIFFERENT");
+    } else if (smmulab_significant(l->p, SMMULAB_ALPHA)) {
+        verdict = g_strdup_printf("no significant difference after the "
+                                  "correction at n=%u+%u", l->na, l->nb);
+    } else {
+        verdict = g_strdup_printf("no significant difference at n=%u+%u",
+                                  l->na, l->nb);
+    }
+    line = g_strdup_printf("%s%s vs %s: %s %s (%s p=%s%s%s): %s", label,
+                           l->var->variant, l->base->variant,
+                           l->m ? l->m->label : endpoint_label("", l->metric),
+                           what, l->m ? "Mann-Whitney" : "Fisher", ps, adj,
+                           l->exact ? "" : ", normal approximation", verdict);
+    g_string_append_printf(t, "  %s\n    power: %s\n", line, pw);
+    line_json_common(b, l, line);
+    smmulab_json_add_bool(b, "differs", sig);
+    smmulab_json_add_string(b, "power_text", pw);
+    json_builder_end_object(b);
+}
+
+static void print_exploratory(GString *t, JsonBuilder *b, JsonObject *sc,
+                              const Line *l)
+{
+    gboolean sig = smmulab_significant(l->p_adj, SMMULAB_ALPHA);
+    g_autofree char *label = report_point_label(sc, l->point);
+    g_autofree char *what = finding(l), *line = NULL;
+    g_autofree char *ps = smmulab_format_p(l->p, SMMULAB_ALPHA);
+    g_autofree char *pa = smmulab_format_p(l->p_adj, SMMULAB_ALPHA);
+
+    line = g_strdup_printf("%s%s vs %s: %s %s (%s p=%s, Holm %s%s)%s", label,
+                           l->var->variant, l->base->variant,
+                           l->m ? l->m->label : endpoint_label("", l->metric),
+                           what, l->m ? "Mann-Whitney" : "Fisher", ps, pa,
+                           l->exact ? "" : ", normal approximation",
+                           sig ? ": below 0.05 after correction (a hint "
+                           "for a scenario of its own)" : "");
+    g_string_append_printf(t, "  %s\n", line);
+    json_builder_begin_object(b);
+    line_json_common(b, l, line);
+    smmulab_json_add_bool(b, "differs", FALSE);
+    smmulab_json_add_bool(b, "signal", sig);
+    json_builder_end_object(b);
+}
+
+/* Holm within the lines of @lines whose primary flag is @primary */
+static guint holm_family(GPtrArray *lines, gboolean primary)
+{
+    g_autoptr(GArray) p = g_array_new(FALSE, FALSE, sizeof(double));
+    guint i, k = 0;
+
+    for (i = 0; i < lines->len; i++) {
+        Line *l = g_ptr_array_index(lines, i);
+
+        if (l->primary == primary) {
+            g_array_append_val(p, l->p);
+        }
+    }
+    smmulab_holm((double *)p->data, p->len);
+    for (i = 0; i < lines->len; i++) {
+        Line *l = g_ptr_array_index(lines, i);
+
+        if (l->primary == primary) {
+            l->p_adj = g_array_index(p, double, k++);
+        }
+    }
+    return p->len;
+}
+
+/*
+ * Every variant against the baseline, at every sweep point: runs with a
+ * soft lockup, runs with a timeout, the workload's main figures, and the
+ * primary endpoint if it is none of those.
+ */
+void report_verdicts(GString *t, JsonBuilder *b, JsonObject *sc,
+                     JsonArray *runs, GPtrArray *cols, const char *kind,
+                     JsonArray *points, gboolean unreliable)
+{
+    const char *bname = json_object_get_string_member_with_default(
+        sc, "baseline", NULL);
+    const char *primary = json_object_get_string_member_with_default(
+        sc, "primary", NULL);
+    const VerdictSet *vs = report_verdict_set(kind);
+    g_autoptr(GPtrArray) lines = g_ptr_array_new_with_free_func(line_free);
+    g_autoptr(GString) missing = g_string_new(NULL);
+    const Column *base;
+    guint np = points ? json_array_get_length(points) : 0, p, c, i;
+    guint nprimary, nexpl;
+
+    if (!bname) {
+        JsonArray *vars = json_object_get_array_member(sc, "variants");
+
+        bname = json_object_get_string_member(
+            json_array_get_object_element(vars, 0), "name");
+    }
+    base = find_column(cols, bname);
+    for (p = 0; base && p < (np ? np : 1); p++) {
+        const char *pt = np ? json_array_get_string_element(points, p) : NULL;
+
+        for (c = 0; c < cols->len; c++) {
+            const Column *col = g_ptr_array_index(cols, c);
+            const char *ids[8];
+            guint nid = 0;
+            gboolean have_primary = FALSE;
+
+            if (col->control || col == base) {
+                continue;
+            }
+            ids[nid++] = REPORT_RUNS_WITH_LOCKUP;
+            ids[nid++] = REPORT_RUNS_WITH_TIMEOUT;
+            for (i = 0; vs && i < G_N_ELEMENTS(vs->ids) && vs->ids[i]; i++) {
+                ids[nid++] = vs->ids[i];
+            }
+            for (i = 0; primary && i < nid; i++) {
+                have_primary |= !strcmp(ids[i], primary);
+            }
+            if (primary && !have_primary) {
+                ids[nid++] = primary;
+            }
+            for (i = 0; i < nid; i++) {
+                Line *l = compare(runs, kind, ids[i], col, base, pt);
+
+                if (!l) {
+                    if (i == 0) {
+                        g_autofree char *label = report_point_label(sc, pt);
+
+                        g_string_append_printf(missing, "  %s%s vs %s: "
+                                               "nothing to compare: no run "
+                                               "of one of them counts (each "
+                                               "failed without a lockup or "
+                                               "timeout)\n", label,
+                                               col->variant, base->variant);
+                        break;
+                    }
+                    continue;
+                }
+                l->primary = primary && !strcmp(ids[i], primary);
+                g_ptr_array_add(lines, l);
+            }
+        }
+    }
+    nprimary = holm_family(lines, TRUE);
+    nexpl = holm_family(lines, FALSE);
+
+    json_builder_set_member_name(b, "primary");
+    if (primary) {
+        json_builder_add_string_value(b, primary);
+    } else {
+        json_builder_add_null_value(b);
+    }
+    json_builder_set_member_name(b, "verdicts");
+    json_builder_begin_array(b);
+    g_string_append_printf(t, "verdicts (against %s; two-sided, alpha "
+                           "0.05):\n", bname);
+    if (!base || cols->len < 2) {
+        g_string_append(t, "  none: no other variant ran beside the "
+                        "baseline\n");
+    }
+    g_string_append(t, missing->str);
+    if (primary) {
+        g_string_append_printf(t, "primary endpoint: %s (primary=%s; %s)\n",
+                               endpoint_label(kind, primary), primary,
+                               is_event(primary) ?
+                               "Fisher's exact test on runs" :
+                               "Mann-Whitney U test on per-run values, "
+                               "Hodges-Lehmann shift with its exact 95 % "
+                               "interval");
+        for (i = 0; i < lines->len; i++) {
+            Line *l = g_ptr_array_index(lines, i);
+
+            if (l->primary) {
+                print_primary(t, b, sc, l, nprimary, unreliable);
+            }
+        }
+        if (!nprimary && base && cols->len > 1) {
+            g_string_append(t, "  no run gave a value of it\n");
+        }
+    } else {
+        g_string_append(t, "primary endpoint: none declared (primary= in "
+                        "[scenario]): no line below is a verdict\n");
+    }
+    if (nexpl) {
+        g_string_append_printf(t, "exploratory (p adjusted by Holm over the "
+                               "%u lines below; hints for a scenario of "
+                               "their own, never a verdict):\n", nexpl);
+    }
+    for (i = 0; i < lines->len; i++) {
+        Line *l = g_ptr_array_index(lines, i);
+
+        if (!l->primary) {
+            print_exploratory(t, b, sc, l);
+        }
+    }
+    json_builder_end_array(b);
+    g_string_append_c(t, '\n');
+}
+
+/* Why the control does not stand, or NULL when it is clean */
+char *report_control_problems(JsonArray *runs, guint *nctl)
+{
+    g_autoptr(GString) why = g_string_new(NULL);
+    guint i;
+
+    *nctl = 0;
+    for (i = 0; i < json_array_get_length(runs); i++) {
+        JsonObject *r = json_array_get_object_element(runs, i);
+        const char *verdict = json_object_get_string_member(r, "verdict");
+        gint64 sl = json_object_get_int_member_with_default(r, "soft_lockups", 0);
+        gint64 to = json_object_get_int_member_with_default(r, "cmdq_timeouts", 0) +
+            json_object_get_int_member_with_default(r, "cmd_sync_timeouts", 0);
+        const char *pt = json_object_get_string_member_with_default(r, "point",
+                                                                    "");
+
+        if (!json_object_get_boolean_member(r, "control")) {
+            continue;
+        }
+        (*nctl)++;
+        if (strcmp(verdict, "ok")) {
+            g_string_append_printf(why, "%scontrol:%s%s%s rep %" G_GINT64_FORMAT
+                                   " ended %s", why->len ? "; " : "",
+                                   json_object_get_string_member(r, "variant"),
+                                   pt[0] ? " at " : "", pt,
+                                   json_object_get_int_member(r, "rep"),
+                                   verdict);
+        }
+        if (sl || to) {
+            g_string_append_printf(why, "%scontrol:%s%s%s rep %" G_GINT64_FORMAT
+                                   " had %" G_GINT64_FORMAT " soft lockup(s) "
+                                   "and %" G_GINT64_FORMAT " timeout(s)",
+                                   why->len ? "; " : "",
+                                   json_object_get_string_member(r, "variant"),
+                                   pt[0] ? " at " : "", pt,
+                                   json_object_get_int_member(r, "rep"),
+                                   sl, to);
+        }
+    }
+    if (!*nctl) {
+        return g_strdup("no control run was recorded");
+    }
+    return why->len ? g_string_free(g_steal_pointer(&why), FALSE) : NULL;
+}
+
+/* Every run with a soft lockup or timeout, with its first report and log */
+void report_evidence(GString *t, JsonArray *runs)
+{
+    guint i, shown = 0;
+
+    for (i = 0; i < json_array_get_length(runs); i++) {
+        JsonObject *r = json_array_get_object_element(runs, i);
+        gint64 sl = json_object_get_int_member_with_default(r, "soft_lockups", 0);
+        gint64 cq = json_object_get_int_member_with_default(r, "cmdq_timeouts", 0);
+        gint64 cs = json_object_get_int_member_with_default(r, "cmd_sync_timeouts", 0);
+        const char *pt = json_object_get_string_member_with_default(r, "point",
+                                                                    "");
+        g_autoptr(GString) cpus = g_string_new(NULL);
+
+        if (!sl && !cq && !cs) {
+            continue;
+        }
+        if (!shown++) {
+            g_string_append(t, "evidence (every run with a soft lockup or "
+                            "timeout):\n");
+        }
+        if (json_object_has_member(r, "lockup_cpus")) {
+            JsonObject *lc = json_object_get_object_member(r, "lockup_cpus");
+            g_autoptr(GList) keys = json_object_get_members(lc);
+            GList *l;
+
+            for (l = keys; l; l = l->next) {
+                gint64 k = json_object_get_int_member(lc, l->data);
+
+                g_string_append_printf(cpus, "%sCPU#%s", cpus->len ? ", " : "",
+                                       (char *)l->data);
+                if (k > 1) {
+                    g_string_append_printf(cpus, " x%" G_GINT64_FORMAT, k);
+                }
+            }
+        }
+        g_string_append_printf(t, "  %s%s%s%s rep %" G_GINT64_FORMAT ": %"
+                               G_GINT64_FORMAT " soft lockup(s)%s%s%s, %"
+                               G_GINT64_FORMAT " CMDQ and %" G_GINT64_FORMAT
+                               " CMD_SYNC timeout(s)%s\n",
+                               json_object_get_boolean_member(r, "control") ?
+                                   "control:" : "",
+                               json_object_get_string_member(r, "variant"),
+                               pt[0] ? " at " : "", pt,
+                               json_object_get_int_member(r, "rep"), sl,
+                               cpus->len ? " (" : "", cpus->str,
+                               cpus->len ? ")" : "", cq, cs,
+                               json_object_get_boolean_member_with_default(
+                                   r, "timeouts_exact", FALSE) ?
+                                   " (counted by the kernel)" :
+                                   " (console lines: at least this many)");
+        if (json_object_has_member(r, "first_lockup")) {
+            g_string_append_printf(t, "    first: \"%s\"%s%s\n",
+                json_object_get_string_member(r, "first_lockup"),
+                json_object_has_member(r, "first_lockup_fn") ? " in " : "",
+                json_object_get_string_member_with_default(r, "first_lockup_fn",
+                                                           ""));
+        }
+        g_string_append_printf(t, "    log: %s\n",
+                               json_object_get_string_member(r, "log"));
+    }
+    if (shown) {
+        g_string_append_c(t, '\n');
+    }
+}
+
