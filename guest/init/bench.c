@@ -12,11 +12,16 @@
  *              device's whole IOTLB (TLBI by ASID + CMD_SYNC) in a loop;
  *              a flush is an op, its latency is reported as unmap_*
  *
+ * All three: smmulab.seed (the runner gives every repeat its own) starts
+ * each thread after a pseudo-random 0..999 us drawn from it; 0 (default)
+ * starts them at once.
+ *
  * Results: ops/s in total and per thread, and the latency mean, p50, p99,
  * p99.9 and max of map and of unmap.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -113,6 +118,7 @@ static void run_bench(const char *name, uint32_t mode)
 		if (p->total / p->size > 65536)
 			fail("smmulab.total/smmulab.size is over 65536 chunks");
 	}
+	p->seed = param_ulong("seed", 0, 0, ULONG_MAX);
 	p->hist_map = (uintptr_t)hist_map;
 	p->hist_unmap = (uintptr_t)hist_unmap;
 

@@ -28,6 +28,7 @@
 #include <linux/kthread.h>
 #include <linux/module.h>
 #include <linux/pci.h>
+#include <linux/prandom.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
@@ -41,6 +42,7 @@ struct bench_thread {
 	u64 ops, errors;
 	u64 map_sum, map_min, map_max, unmap_sum, unmap_min, unmap_max;
 	u64 *hist_map, *hist_unmap;
+	struct rnd_state rnd;
 	int ret;
 };
 
@@ -98,6 +100,24 @@ static void flush_loop(struct bench_thread *t)
 	}
 }
 
+/*
+ * With a seed (smmulab.seed: the runner gives each repeat its own), every
+ * thread starts after its own pseudo-random 0..999 us.  Under icount a
+ * repeat would otherwise replay the first one exactly; staggered, the
+ * threads meet the command queue in another order each repeat, and the
+ * same seed replays the same run.  Seed 0: no delay.
+ */
+static void seeded_start(struct bench_thread *t)
+{
+	struct bench_run *run = t->run;
+	unsigned int i = t - run->t;
+
+	if (!run->p.seed)
+		return;
+	prandom_seed_state(&t->rnd, run->p.seed ^ (0x9e3779b97f4a7c15ULL * (i + 1)));
+	fsleep(prandom_u32_state(&t->rnd) % 1000);
+}
+
 static int bench_thread_fn(void *data)
 {
 	struct bench_thread *t = data;
@@ -108,6 +128,7 @@ static int bench_thread_fn(void *data)
 	bool *mapped = NULL;
 	int ret = 0;
 
+	seeded_start(t);
 	if (run->p.mode == SMMULAB_BENCH_ASID_FLUSH) {
 		flush_loop(t);
 		goto out_idle;

@@ -71,7 +71,8 @@ struct smmulab_bench_params {
 	__u64 total;		/* unmap-storm: bytes mapped before unmapping */
 	__u64 hist_map;		/* user pointer: __u64[SMMULAB_HIST_BUCKETS] */
 	__u64 hist_unmap;	/* user pointer: __u64[SMMULAB_HIST_BUCKETS] */
-	__u64 reserved[4];
+	__u64 seed;		/* 0, or each thread starts after a delay */
+	__u64 reserved[3];
 };
 
 struct smmulab_bench_result {
