@@ -115,6 +115,8 @@ const Metric report_common_metrics[] = {
       1, 0, AGG_MEAN },
     { "msi_late_max_us", "model: latest MSI write after due (us)",
       "stats:msi-late-max-ns", 1e-3, 1, AGG_MAX },
+    { "busy_pct", "model: busy, % of the workload's time",
+      "calc:busy-pct", 1, 1, AGG_MEAN },
     { "max_sync_wait_us", "model: longest CMD_SYNC wait (us)",
       "stats:max-sync-wait-ns", 1e-3, 1, AGG_MAX },
     { "mean_sync_wait_us", "model: mean CMD_SYNC wait (us)",
@@ -126,16 +128,22 @@ const Metric report_common_metrics[] = {
       "kernel:shared_lock_wait_max_ns", 1e-3, 1, AGG_MAX },
     { "k_shared_retries", "driver: legacy lock cmpxchg retries",
       "kernel:shared_lock_cmpxchg_retries", 1, 0, AGG_MEAN },
+    { "k_shared_wait_ms", "driver: shared lock wait, total (ms)",
+      "kernel:shared_lock_wait_ns", 1e-6, 1, AGG_MEAN },
     { "k_excl_trylocks", "driver: exclusive trylocks",
       "kernel:exclusive_trylocks", 1, 0, AGG_MEAN },
     { "k_excl_fails", "driver: exclusive trylocks failed",
       "kernel:exclusive_trylock_failures", 1, 0, AGG_MEAN },
+    { "k_excl_fail_pct", "driver: exclusive trylocks failed (%)",
+      "calc:excl-fail-pct", 1, 1, AGG_MEAN },
     { "k_space_waits", "driver: batches waiting for space",
       "kernel:space_waits", 1, 0, AGG_MEAN },
     { "k_space_polls", "driver: space wait calls", "kernel:space_wait_polls",
       1, 0, AGG_MEAN },
     { "k_space_wait_max_ms", "driver: longest space wait (ms)",
       "kernel:space_wait_max_ns", 1e-6, 1, AGG_MAX },
+    { "k_space_wait_ms", "driver: space wait, total (ms)",
+      "kernel:space_wait_ns", 1e-6, 1, AGG_MEAN },
     { "k_probe_locks", "driver: probe lock acquisitions",
       "kernel:probe_lock_acquisitions", 1, 0, AGG_MEAN },
     { "k_probe_contended", "driver: probe lock contended",
@@ -282,6 +290,19 @@ double report_run_value(JsonObject *run, const Metric *m)
         double n = report_num_member(st, "syncs");
 
         v = n > 0 ? report_num_member(st, "total-sync-wait-ns") / n : NAN;
+    } else if (!strcmp(m->src, "calc:busy-pct")) {
+        /* the engine's busy virtual time over the workload's */
+        double t = report_num_member(report_member_obj(run, "summary"),
+                                     "elapsed_ns");
+
+        v = t > 0 ? 100 * report_num_member(report_member_obj(run, "stats"),
+                                            "busy-ns") / t : NAN;
+    } else if (!strcmp(m->src, "calc:excl-fail-pct")) {
+        JsonObject *k = report_member_obj(run, "kernel");
+        double n = report_num_member(k, "exclusive_trylocks");
+
+        v = n > 0 ? 100 * report_num_member(k, "exclusive_trylock_failures") /
+                    n : NAN;
     } else if (!strcmp(m->src, "calc:cmds-per-op")) {
         double ops = report_num_member(report_member_obj(run, "summary"), "ops");
 

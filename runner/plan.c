@@ -1,6 +1,6 @@
 /*
- * smmulab: a scenario's plan — every boot, numbered: each variant at each
- * sweep point REPEAT times, then the controls
+ * smmulab: a scenario's plan — every boot, numbered: at each sweep point,
+ * REPEAT rounds of every variant in turn, then the controls
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -21,11 +21,15 @@ GArray *smmulab_plan_make(const SmmulabScenario *sc)
     guint i, v, p, rep, npoints;
 
     npoints = sc->sweep_group ? sc->sweep_values->len : 1;
+    /*
+     * Variants take turns, repeat by repeat (A B A B ..., not A A B B):
+     * a host whose state drifts over the plan (caches, other load, the
+     * previous QEMU still exiting) then weighs on every variant alike.
+     */
     for (p = 0; p < npoints; p++) {
-        for (v = 0; v < sc->variants->len; v++) {
-            SmmulabVariant *var = g_ptr_array_index(sc->variants, v);
-
-            for (rep = 1; rep <= sc->repeat; rep++) {
+        for (rep = 1; rep <= sc->repeat; rep++) {
+            for (v = 0; v < sc->variants->len; v++) {
+                SmmulabVariant *var = g_ptr_array_index(sc->variants, v);
                 SmmulabBoot pl = {
                     0, var->name, var->append, var->kernel, var->initrd,
                     sc->sweep_group ?
