@@ -61,6 +61,7 @@ int main(int argc, char **argv)
     gboolean do_merge = FALSE;
     g_autofree char *shard = NULL, *only = NULL;
     gint repeat = 0;
+    g_autofree char *seed = NULL;
     gint64 console_cap = 64 << 20;
     GOptionEntry entries[] = {
         { "build", 0, 0, G_OPTION_ARG_FILENAME, &build,
@@ -76,6 +77,8 @@ int main(int argc, char **argv)
           "remake the report of DIR from its runs.json", "DIR" },
         { "repeat", 0, 0, G_OPTION_ARG_INT, &repeat,
           "runs per variant, instead of the scenario's", "N" },
+        { "seed", 0, 0, G_OPTION_ARG_STRING, &seed,
+          "the scenario's seed, instead of its seed=", "N" },
         { "no-control", 0, 0, G_OPTION_ARG_NONE, &no_control,
           "skip the control runs", NULL },
         { "console-cap", 0, 0, G_OPTION_ARG_INT64, &console_cap,
@@ -148,6 +151,14 @@ int main(int argc, char **argv)
     }
     if (no_control) {
         sc->control = FALSE;
+    }
+    if (seed) {
+        if (!smmulab_scenario_check_value("--seed", "scenario", "seed", seed,
+                                          &err)) {
+            fprintf(stderr, "smmulab-run: %s\n", err->message);
+            return 2;
+        }
+        sc->seed = g_ascii_strtoull(seed, NULL, 10);
     }
     qemu = g_build_filename(build, "qemu-system-aarch64", NULL);
     kernel = sc->kernel ? g_strdup(sc->kernel) :

@@ -174,9 +174,13 @@ const Metric report_common_metrics[] = {
 };
 
 /* Metrics an exploratory A/B line is given for, beyond lockups */
-/* The workload's figures, then the CMDQ's mechanism (kit kernel only) */
-#define CMDQ_MECHANISM "cmdq_timeouts", "k_shared_wait_max_us", \
-                       "k_space_wait_max_ms"
+/*
+ * The workload's figures, how many lockups, then the CMDQ's mechanism
+ * (kit kernel only): how often the exclusive trylock that refreshes the
+ * cached CONS failed, the longest shared-lock and space waits
+ */
+#define CMDQ_MECHANISM "soft_lockups", "k_excl_fail_pct", \
+                       "k_shared_wait_max_us", "k_space_wait_max_ms"
 static const VerdictSet verdict_sets[] = {
     { "map-unmap", { "ops_per_cpu_s", "unmap_p99_us", CMDQ_MECHANISM } },
     { "unmap-storm", { "ops_per_cpu_s", "unmap_p99_us", CMDQ_MECHANISM } },

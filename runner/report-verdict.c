@@ -446,7 +446,7 @@ void report_verdicts(GString *t, JsonBuilder *b, JsonObject *sc,
     g_autoptr(GString) missing = g_string_new(NULL);
     const Column *base;
     guint np = points ? json_array_get_length(points) : 0, p, c, i;
-    guint nprimary, nexpl;
+    guint nprimary, nexpl, nvar = 0;
 
     if (!bname) {
         JsonArray *vars = json_object_get_array_member(sc, "variants");
@@ -513,12 +513,17 @@ void report_verdicts(GString *t, JsonBuilder *b, JsonObject *sc,
     json_builder_begin_array(b);
     g_string_append_printf(t, "verdicts (against %s; two-sided, alpha "
                            "0.05):\n", bname);
-    if (!base || cols->len < 2) {
+    for (c = 0; c < cols->len; c++) {
+        nvar += !((const Column *)g_ptr_array_index(cols, c))->control;
+    }
+    if (!base || nvar < 2) {
         g_string_append(t, "  none: no other variant ran beside the "
                         "baseline\n");
     }
     g_string_append(t, missing->str);
-    if (primary) {
+    if (!base || nvar < 2) {
+        /* nothing was compared: no primary or exploratory line */
+    } else if (primary) {
         g_string_append_printf(t, "primary endpoint: %s (primary=%s; %s)\n",
                                endpoint_label(kind, primary), primary,
                                is_event(primary) ?
@@ -533,7 +538,7 @@ void report_verdicts(GString *t, JsonBuilder *b, JsonObject *sc,
                 print_primary(t, b, sc, l, nprimary, unreliable);
             }
         }
-        if (!nprimary && base && cols->len > 1) {
+        if (!nprimary) {
             g_string_append(t, "  no run gave a value of it\n");
         }
     } else {

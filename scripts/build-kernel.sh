@@ -115,7 +115,11 @@ if [ ! -f "$O/.config" ] || [ "$(cat "$O/.smmulab-config" 2>/dev/null)" != "$cfg
 fi
 
 log "building Image (log: $LOGS/kernel-build.log)"
-run_logged "$LOGS/kernel-build.log" "kernel build" "${kmake[@]}" -j"$SMMULAB_JOBS" Image modules
+# kbuild steps of a cold build, as counted here (the kit kernel; lockdep's
+# is close): the first build's progress is measured against it, later ones
+# against the last full build's own count
+make_progress "$LOGS/kernel-build.log" "building Image" 1180 \
+    "$O/.smmulab-steps" "${kmake[@]}" -j"$SMMULAB_JOBS" Image modules
 # Copy only what changed, so that what depends on it is not rebuilt
 install_if_changed() {
     cmp -s "$1" "$2" || { cp "$1" "$2.tmp" && mv "$2.tmp" "$2"; }

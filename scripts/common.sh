@@ -57,6 +57,49 @@ ninja_progress() {
     fi
 }
 
+# make_progress LOGFILE WHAT TOTAL COUNTFILE make-args...: run a kbuild
+# make with its output in LOGFILE, showing progress as ninja_progress does:
+# kbuild prints a line per step ("  CC      init/main.o"), counted against
+# the last full build's count kept in COUNTFILE, or TOTAL (the count
+# measured when the script was written) before there is one.  A build that
+# is mostly done already only counts what it still does.
+make_progress() {
+    local logfile=$1 what=$2 total=$3 countfile=$4
+    shift 4
+    mkdir -p "$(dirname "$logfile")"
+    [ -s "$countfile" ] && total=$(cat "$countfile")
+    local rc=0 last=-1 n=0
+    set +e
+    "$@" 2>&1 | tee "$logfile" | \
+    while IFS= read -r line; do
+        case $line in
+        "  "[A-Z]*) n=$((n + 1)) ;;
+        *) continue ;;
+        esac
+        local pct=$((n * 100 / total))
+        [ $pct -gt 99 ] && pct=99
+        if [ -t 1 ]; then
+            printf '\r%s: %s [%d/~%d] %d%%' "$_tag" "$what" "$n" "$total" "$pct"
+        elif [ $((pct / 10)) != "$last" ]; then
+            last=$((pct / 10))
+            echo "$_tag: $what [$n/~$total] $pct%"
+        fi
+    done
+    rc=${PIPESTATUS[0]}
+    set -e
+    [ -t 1 ] && echo
+    if [ "$rc" != 0 ]; then
+        tail -n 25 "$logfile" >&2
+        die "$what failed; full log: $logfile"
+    fi
+    n=$(grep -c '^  [A-Z]' "$logfile" || true)
+    # a full build's count only: a rebuild of a few files would mislead
+    if [ "$n" -gt $((total / 2)) ]; then
+        mkdir -p "$(dirname "$countfile")"
+        echo "$n" >"$countfile"
+    fi
+}
+
 # sha of a list of files (content and names), for stamps
 files_hash() {
     local f
