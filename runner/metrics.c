@@ -232,7 +232,8 @@ const Metric *report_workload_metrics(const char *kind)
 
 const Metric *report_find_metric(const char *kind, const char *id)
 {
-    const Metric *lists[] = { report_workload_metrics(kind), report_common_metrics };
+    const Metric *lists[] = { report_workload_metrics(kind),
+                              report_common_metrics };
     int l, i;
 
     for (l = 0; l < 2; l++) {
@@ -308,9 +309,11 @@ double report_run_value(JsonObject *run, const Metric *m)
         v = n > 0 ? 100 * report_num_member(k, "exclusive_trylock_failures") /
                     n : NAN;
     } else if (!strcmp(m->src, "calc:cmds-per-op")) {
-        double ops = report_num_member(report_member_obj(run, "summary"), "ops");
+        double ops = report_num_member(report_member_obj(run, "summary"),
+                                       "ops");
 
-        v = ops > 0 ? report_num_member(report_member_obj(run, "stats"), "retired") / ops
+        v = ops > 0 ? report_num_member(report_member_obj(run, "stats"),
+                                        "retired") / ops
                     : NAN;
     }
     return isnan(v) ? v : v * m->scale;
