@@ -20,8 +20,9 @@ APT_PKGS=(
     # guest kernel and userspace
     gcc-aarch64-linux-gnu libc6-dev-arm64-cross bc libssl-dev libelf-dev
     cpio kmod linux-source-6.12
-    # host runner and tests
-    libjson-glib-dev parallel chromium
+    # host runner and tests (slurm: the one-node cluster of tests/slurm.sh;
+    # its daemons are started only by that test, with their own config)
+    libjson-glib-dev parallel chromium slurmctld slurmd slurm-client munge
 )
 BPO_PKGS=(meson python3-pycotap)
 
