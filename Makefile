@@ -1,6 +1,7 @@
 # smmulab front door.  meson (in build/) drives the real work.
 #
 #   make run      build what it needs, then run the main job: configs/default.ini
+#                 (SEED=N: with the scenario seed N instead of the file's)
 #   make scenario S=configs/NAME.ini   run another scenario
 #   make check    build, then run every test
 #   make build    build QEMU, the guest kernel and tools
@@ -33,12 +34,15 @@ build: deps $(BUILD)/build.ninja
 build-main: deps $(BUILD)/build.ninja
 	$(MESON) compile -C $(BUILD) qemu-system-aarch64 smmulab-run initramfs
 
+# SEED=N: the scenario's seed instead of the file's (icount: another sample)
+RUN_OPTS = $(if $(SEED),--seed $(SEED))
+
 run: build-main
-	$(BUILD)/runner/smmulab-run --build $(BUILD) configs/default.ini
+	$(BUILD)/runner/smmulab-run --build $(BUILD) $(RUN_OPTS) configs/default.ini
 
 S ?= configs/default.ini
 scenario: build-main
-	$(BUILD)/runner/smmulab-run --build $(BUILD) $(S)
+	$(BUILD)/runner/smmulab-run --build $(BUILD) $(RUN_OPTS) $(S)
 
 check: build
 	@$(MESON) test -C $(BUILD) --print-errorlogs $(TESTARGS); rc=$$?; \
