@@ -177,8 +177,10 @@ static void cmdq_start_head(SMMUv3State *s, int64_t start)
 
 /*
  * Whether only a CONS read can tell that the head retired: a CMD_SYNC that
- * signals no interrupt, with nothing queued behind it.  Its retirement has
- * no effect elsewhere (no translation, interrupt or memory write), so it is
+ * signals nothing, with nothing queued behind it.  smmuv3_cmdq_consume()
+ * signals (an interrupt or an MSI) whenever CS has SIG_IRQ set, the
+ * reserved CS=0b11 included: the same test here.  The retirement has no
+ * effect elsewhere (no translation, interrupt or memory write), so it is
  * applied at the next look (a register access, the counters, migration) at
  * exactly its due time, without a timer.
  */
@@ -190,7 +192,7 @@ static bool cmdq_head_silent(SMMUv3State *s)
         cmdq_pending(&s->cmdq) != 1) {
         return false;
     }
-    return CMD_SYNC_CS(cmdq_head_cmd(e)) != CMD_SYNC_SIG_IRQ;
+    return !(CMD_SYNC_CS(cmdq_head_cmd(e)) & CMD_SYNC_SIG_IRQ);
 }
 
 /*

@@ -790,6 +790,35 @@ static void test_msi_abort(void)
     qtest_quit(qts);
 }
 
+/*
+ * CS=0b11 (reserved) has SIG_IRQ set, and signals as SIG_IRQ does: such a
+ * CMD_SYNC is not one whose retirement only CONS shows.  Its MSI lands
+ * at its due time by the timer alone, not when the guest or a counter
+ * read next looks (a counter read must never change guest memory).
+ */
+static void test_msi_cs_both(void)
+{
+    QTestState *qts = smmu_start("-global arm-smmuv3.cmdqs=8 "
+                                 "-global arm-smmuv3.msi=on "
+                                 "-global arm-smmuv3.cmdq-cmd-ns=1000");
+    Cmd sync = cmd_sync_msi(MSI_ADDR, 0x33);
+
+    sync.word[0] |= 3U << 12;
+    qtest_writel(qts, MSI_ADDR, 0xffffffff);
+    cmdq_setup(qts, 8);
+    put_cmd(qts, 8, 0, sync);
+    wr(qts, R_CMDQ_PROD, 1);
+    qtest_clock_step(qts, 999);
+    g_assert_cmphex(qtest_readl(qts, MSI_ADDR), ==, 0xffffffff);
+    qtest_clock_step(qts, 1);
+    g_assert_cmphex(qtest_readl(qts, MSI_ADDR), ==, 0x33);
+    qtest_clock_step(qts, 10000);
+    g_assert_cmpint(stat_u64(qts, "msi-writes"), ==, 1);
+    g_assert_cmpint(stat_u64(qts, "msi-late-max-ns"), ==, 0);
+    g_assert_cmphex(cons(qts), ==, 1);
+    qtest_quit(qts);
+}
+
 /* The retire time of each of 32 jittered commands */
 static void jitter_run(uint64_t seed, int64_t *times, int n)
 {
@@ -1573,6 +1602,7 @@ int main(int argc, char **argv)
     qtest_add_func("/smmuv3-cmdq/msi/not-written", test_msi_not_written);
     qtest_add_func("/smmuv3-cmdq/msi/abort", test_msi_abort);
     qtest_add_func("/smmuv3-cmdq/msi/migration", test_msi_migration);
+    qtest_add_func("/smmuv3-cmdq/msi/cs-both", test_msi_cs_both);
     qtest_add_func("/smmuv3-cmdq/seed", test_seed);
     qtest_add_func("/smmuv3-cmdq/huge-cost", test_huge_cost);
     qtest_add_func("/smmuv3-cmdq/lap/stale-fetch", test_lap_stale_fetch);
