@@ -112,9 +112,11 @@ static uint64_t cmdq_decode(SMMUv3CmdqEngine *e, const Cmd *cmd,
  * SMMU_CMDQ_FETCH_AHEAD visible commands in one go when it is not in the
  * fetch buffer already.  Commands the guest made visible are its promise
  * not to change them until they are consumed, so reading them early is what
- * prefetching hardware does.  The buffer is keyed by queue position with
- * its wrap flag (a slot's next lap is another command), never straddles
- * the end of the ring, and is dropped whenever the engine stops.
+ * prefetching hardware does; nothing else is read (a slot PROD has not
+ * passed is not the guest's command yet).  The buffer is keyed by queue
+ * position with its wrap flag (a slot's next lap is another command),
+ * never straddles the end of the ring, and is dropped whenever the engine
+ * stops or CONS is moved under it.
  */
 static bool cmdq_fetch(SMMUv3State *s, uint32_t words[4])
 {
@@ -129,8 +131,12 @@ static bool cmdq_fetch(SMMUv3State *s, uint32_t words[4])
     }
     /* Visible commands from CONS, up to the end of the ring */
     n = MIN(cmdq_pending(q), SMMU_CMDQ_FETCH_AHEAD);
-    n = MAX(MIN(n, size - Q_CONS(q)), 1);
+    n = MIN(n, size - Q_CONS(q));
     e->fetch_n = 0;
+    if (!n) {
+        /* Callers start work only on a visible command: never here */
+        return false;
+    }
     if (dma_memory_read(&address_space_memory, Q_CONS_ENTRY(q), e->fetch_buf,
                         16 * n, MEMTXATTRS_UNSPECIFIED) != MEMTX_OK) {
         return false;
@@ -254,9 +260,17 @@ static void cmdq_advance(SMMUv3State *s, int64_t now)
         int64_t t = e->head_due;
 
         if (before != e->head_cons) {
-            /* The guest moved CONS under us: restart from the new head */
+            /*
+             * The guest moved CONS under us: restart from the new head,
+             * if PROD has passed it; otherwise go idle until a PROD write
+             * publishes it (then a full cost from that write).
+             */
             e->fetch_n = 0;
             smmu_cmdq_vis_sync(&e->vis, cmdq_pending(q), t, false);
+            if (smmuv3_q_empty(q)) {
+                e->busy = false;
+                break;
+            }
             cmdq_start_head(s, t);
             continue;
         }

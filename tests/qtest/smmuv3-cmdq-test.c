@@ -819,6 +819,44 @@ static void test_msi_cs_both(void)
     qtest_quit(qts);
 }
 
+/*
+ * The guest moves CONS while a command is in progress, past the last
+ * published command.  Slot 1 is not published then: the engine must not
+ * run what it holds, and must run what the guest writes there before it
+ * publishes it, a full cost after that PROD write.  (16 entries, 1 us a
+ * command: the reproduction of the report.)
+ */
+static void test_cons_write_busy(void)
+{
+    QTestState *qts = smmu_start("-global arm-smmuv3.cmdqs=4 "
+                                 "-global arm-smmuv3.msi=on "
+                                 "-global arm-smmuv3.cmdq-cmd-ns=1000");
+
+    qtest_writel(qts, MSI_ADDR, 0xffffffff);
+    cmdq_setup(qts, 4);
+    put_cmd(qts, 4, 0, cmd_op(OP_TLBI_NH_ALL));
+    put_cmd(qts, 4, 1, cmd_op(OP_SYNC));          /* CS=0, not published */
+    wr(qts, R_CMDQ_PROD, 1);
+    qtest_clock_step(qts, 100);
+    wr(qts, R_CMDQ_CONS, 1);
+    qtest_clock_step(qts, 1400);
+    put_cmd(qts, 4, 1, cmd_sync_msi(MSI_ADDR, 0x4242));
+    wr(qts, R_CMDQ_PROD, 2);
+    qtest_clock_step(qts, 500);
+    g_assert_cmphex(cons(qts), ==, 1);
+    g_assert_cmphex(qtest_readl(qts, MSI_ADDR), ==, 0xffffffff);
+    qtest_clock_step(qts, 499);
+    g_assert_cmphex(qtest_readl(qts, MSI_ADDR), ==, 0xffffffff);
+    qtest_clock_step(qts, 1);
+    /* by the timer, before any register access */
+    g_assert_cmphex(qtest_readl(qts, MSI_ADDR), ==, 0x4242);
+    g_assert_cmphex(cons(qts), ==, 2);
+    /* only the published CMD_SYNC ran; the skipped TLBI did not */
+    g_assert_cmpint(stat_u64(qts, "retired"), ==, 1);
+    g_assert_cmpint(stat_u64(qts, "msi-writes"), ==, 1);
+    qtest_quit(qts);
+}
+
 /* The retire time of each of 32 jittered commands */
 static void jitter_run(uint64_t seed, int64_t *times, int n)
 {
@@ -1603,6 +1641,7 @@ int main(int argc, char **argv)
     qtest_add_func("/smmuv3-cmdq/msi/abort", test_msi_abort);
     qtest_add_func("/smmuv3-cmdq/msi/migration", test_msi_migration);
     qtest_add_func("/smmuv3-cmdq/msi/cs-both", test_msi_cs_both);
+    qtest_add_func("/smmuv3-cmdq/cons-write-busy", test_cons_write_busy);
     qtest_add_func("/smmuv3-cmdq/seed", test_seed);
     qtest_add_func("/smmuv3-cmdq/huge-cost", test_huge_cost);
     qtest_add_func("/smmuv3-cmdq/lap/stale-fetch", test_lap_stale_fetch);
