@@ -857,6 +857,91 @@ static void test_cons_write_busy(void)
     qtest_quit(qts);
 }
 
+/*
+ * A CMD_SYNC whose MSI is a PCI device's doorbell: an e1000e's TDT,
+ * whose write makes the e1000e read its transmit descriptor by DMA
+ * through the SMMU (in bypass), i.e. translate while the MSI write is in
+ * progress.  Costs 0 (inside the PROD write) and costed (from the timer).
+ * A deadlock shows as QEMU no longer answering: the watchdog kills it
+ * and fails the test.
+ */
+#define ECAM_BASE       0x3f000000ULL   /* virt, highmem=off */
+#define E1000E_DEVFN    0x10            /* 00:02.0 */
+#define E1000E_BAR      0x10100000ULL
+#define E1000E_TCTL     0x0400
+#define E1000E_TDBAL    0x3800
+#define E1000E_TDBAH    0x3804
+#define E1000E_TDLEN    0x3808
+#define E1000E_TDH      0x3810
+#define E1000E_TDT      0x3818
+#define E1000E_TARC0    0x3840
+#define E1000E_RING     0x44200000ULL
+
+static pid_t watched_qemu;
+
+static void watchdog_expired(int sig)
+{
+    static const char msg[] = "smmuv3-cmdq-test: QEMU stopped answering\n";
+
+    if (write(2, msg, sizeof(msg) - 1) < 0) {
+        /* failing anyway */
+    }
+    if (watched_qemu > 0) {
+        kill(watched_qemu, SIGKILL);
+    }
+    abort();
+}
+
+/* Fail the test, killing QEMU, if it has not ended within @secs */
+static void watchdog(QTestState *qts, unsigned secs)
+{
+    struct sigaction sa = { .sa_handler = watchdog_expired };
+
+    watched_qemu = qts ? qtest_pid(qts) : 0;
+    sigaction(SIGALRM, &sa, NULL);
+    alarm(secs);
+}
+
+static void check_msi_doorbell(const char *cost)
+{
+    g_autofree char *props = g_strdup_printf(
+        "-M virt,iommu=smmuv3,highmem=off -display none -nic none "
+        "-device e1000e,addr=02.0,romfile= -global arm-smmuv3.cmdqs=8 "
+        "-global arm-smmuv3.msi=on %s", cost);
+    QTestState *qts = qtest_init(props);
+    uint64_t ecam = ECAM_BASE + (E1000E_DEVFN << 12);
+
+    watchdog(qts, 60);
+    qtest_writel(qts, ecam + 0x10, (uint32_t)E1000E_BAR);
+    qtest_writew(qts, ecam + 0x04, 0x6);        /* memory, bus master */
+    qtest_memset(qts, E1000E_RING, 0, 0x80);
+    qtest_writel(qts, E1000E_BAR + E1000E_TDBAL, (uint32_t)E1000E_RING);
+    qtest_writel(qts, E1000E_BAR + E1000E_TDBAH, 0);
+    qtest_writel(qts, E1000E_BAR + E1000E_TDLEN, 0x80);
+    qtest_writel(qts, E1000E_BAR + E1000E_TARC0, 0x400);
+    qtest_writel(qts, E1000E_BAR + E1000E_TCTL, 1 << 1);
+    g_assert_cmphex(qtest_readl(qts, E1000E_BAR + E1000E_TDH), ==, 0);
+
+    cmdq_setup(qts, 8);
+    put_cmd(qts, 8, 0, cmd_sync_msi(E1000E_BAR + E1000E_TDT, 1));
+    wr(qts, R_CMDQ_PROD, 1);
+    qtest_clock_step(qts, 1000);
+    g_assert_cmphex(cons(qts), ==, 1);
+    /* the e1000e took the doorbell and read its descriptor */
+    g_assert_cmphex(qtest_readl(qts, E1000E_BAR + E1000E_TDT), ==, 1);
+    g_assert_cmphex(qtest_readl(qts, E1000E_BAR + E1000E_TDH), ==, 1);
+    g_assert_cmpint(stat_u64(qts, "msi-writes"), ==, 1);
+    g_assert_cmpint(stat_u64(qts, "msi-aborts"), ==, 0);
+    qtest_quit(qts);
+    alarm(0);
+}
+
+static void test_msi_doorbell(void)
+{
+    check_msi_doorbell("");
+    check_msi_doorbell("-global arm-smmuv3.cmdq-cmd-ns=1000");
+}
+
 /* The retire time of each of 32 jittered commands */
 static void jitter_run(uint64_t seed, int64_t *times, int n)
 {
@@ -1370,7 +1455,6 @@ static void test_migration_bounds(void)
  * map, so its reads show which translation the SMMU uses.  edu starts a
  * DMA 100 ms (at a ms boundary) after its command register is written.
  */
-#define ECAM_BASE       0x3f000000ULL   /* virt, highmem=off */
 #define EDU_BAR         0x10000000ULL
 #define EDU_DEVFN       0x08            /* 00:01.0, StreamID 8 */
 #define GICD_BASE       0x08000000ULL
@@ -1641,6 +1725,7 @@ int main(int argc, char **argv)
     qtest_add_func("/smmuv3-cmdq/msi/abort", test_msi_abort);
     qtest_add_func("/smmuv3-cmdq/msi/migration", test_msi_migration);
     qtest_add_func("/smmuv3-cmdq/msi/cs-both", test_msi_cs_both);
+    qtest_add_func("/smmuv3-cmdq/msi/doorbell-dma", test_msi_doorbell);
     qtest_add_func("/smmuv3-cmdq/cons-write-busy", test_cons_write_busy);
     qtest_add_func("/smmuv3-cmdq/seed", test_seed);
     qtest_add_func("/smmuv3-cmdq/huge-cost", test_huge_cost);
