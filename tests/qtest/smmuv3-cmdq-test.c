@@ -1189,7 +1189,9 @@ static void migrate_to_upstream(const char *props, bool expect_ok)
 /*
  * A cost-0 configuration's stream has no smmulab subsection: a QEMU
  * without the extension loads it.  A timed one carries the engine's state,
- * which such a QEMU must refuse rather than silently drop.
+ * which such a QEMU must refuse rather than silently drop; one with
+ * msi=on carries IDR0.MSI, which it must refuse rather than hide from a
+ * guest that chose to complete CMD_SYNCs by MSI.
  */
 static void test_migration_upstream(void)
 {
@@ -1200,6 +1202,9 @@ static void test_migration_upstream(void)
     migrate_to_upstream("-global arm-smmuv3.cmdqs=8", true);
     migrate_to_upstream("-global arm-smmuv3.cmdqs=8 "
                         "-global arm-smmuv3.cmdq-cmd-ns=10", false);
+    /* IDR0.MSI would vanish under the guest */
+    migrate_to_upstream("-global arm-smmuv3.cmdqs=8 -global arm-smmuv3.msi=on",
+                        false);
 }
 
 
@@ -1408,6 +1413,238 @@ static void test_trace_cost0(void)
     }
     g_assert_cmpint(n, ==, 3);
     g_assert_nonnull(strstr(text, "opcode=0x46 cons=0x2"));
+}
+
+/* Stop @src, save its state into @file, and quit it */
+static void save_to_file(QTestState *src, const char *file)
+{
+    g_autofree char *uri = g_strdup_printf("file:%s", file);
+
+    qtest_qmp_assert_success(src, "{ 'execute': 'stop' }");
+    qtest_qmp_assert_success(src, "{ 'execute': 'migrate', 'arguments': "
+                             "{ 'uri': %s } }", uri);
+    wait_migration(src);
+    qtest_quit(src);
+}
+
+/*
+ * Start a QEMU with @props that loads @file.  When @expect_ok, return it
+ * once loaded (stopped); otherwise check that it refuses the stream and
+ * exits with status 1, and return NULL.
+ */
+static QTestState *load_from_file(const char *props, const char *file,
+                                  bool expect_ok)
+{
+    g_autofree char *uri = g_strdup_printf("file:%s", file);
+    g_autofree char *args = g_strdup_printf("%s -incoming defer", props);
+    QTestState *dst = smmu_start(args);
+    int i;
+
+    if (!expect_ok) {
+        qtest_set_expected_status(dst, 1);
+    }
+    qtest_qmp_assert_success(dst, "{ 'execute': 'migrate-incoming', "
+                             "'arguments': { 'uri': %s } }", uri);
+    if (expect_ok) {
+        wait_migration(dst);
+        return dst;
+    }
+    for (i = 0; i < 1000 && qtest_probe_child(dst); i++) {
+        g_usleep(10000);
+    }
+    g_assert_false(qtest_probe_child(dst));
+    qtest_quit(dst);
+    return NULL;
+}
+
+static char *mig_file(const char *what)
+{
+    return g_strdup_printf("%s/smmuv3-cmdq-%s-%d.mig", g_get_tmp_dir(), what,
+                           getpid());
+}
+
+/*
+ * A stream with commands pending, from a QEMU with costs, loaded into one
+ * without: they retire as soon as the VM runs, as a cost-0 device retires
+ * commands as soon as they are visible; no PROD, CR0 or GERRORN write is
+ * needed.  The last is an MSI CMD_SYNC, so memory alone shows it.
+ */
+static void test_migration_to_untimed(void)
+{
+    g_autofree char *file = mig_file("untimed");
+    const char *props = "-global arm-smmuv3.cmdqs=8 -global arm-smmuv3.msi=on";
+    g_autofree char *src_props = g_strdup_printf(
+        "%s -global arm-smmuv3.cmdq-cmd-ns=1000", props);
+    QTestState *src = smmu_start(src_props), *dst;
+
+    qtest_writel(src, MSI_ADDR, 0xffffffff);
+    cmdq_setup(src, 8);
+    put_cmd(src, 8, 0, cmd_op(OP_SYNC));
+    put_cmd(src, 8, 1, cmd_op(OP_TLBI_NH_ALL));
+    put_cmd(src, 8, 2, cmd_sync_msi(MSI_ADDR, 0x99));
+    wr(src, R_CMDQ_PROD, 3);
+    qtest_clock_step(src, 1500);
+    g_assert_cmphex(cons(src), ==, 1);
+    save_to_file(src, file);
+
+    dst = load_from_file(props, file, true);
+    unlink(file);
+    g_assert_cmphex(qtest_readl(dst, MSI_ADDR), ==, 0xffffffff);
+    qtest_qmp_assert_success(dst, "{ 'execute': 'cont' }");
+    qtest_clock_step(dst, 1);
+    /* no register access yet */
+    g_assert_cmphex(qtest_readl(dst, MSI_ADDR), ==, 0x99);
+    g_assert_cmphex(cons(dst), ==, 3);
+    g_assert_cmpint(stat_u64(dst, "retired"), ==, 3);
+    g_assert_cmpint(stat_u64(dst, "msi-writes"), ==, 1);
+    qtest_quit(dst);
+}
+
+/*
+ * IDR0.MSI and IDR0.SEV, which the guest read and chose its CMD_SYNC
+ * completion by, must not change under it: a stream from a device with
+ * other values is refused, whatever the costs (these are cost 0).
+ */
+static void test_migration_idr0(void)
+{
+    static const struct {
+        const char *src, *dst;
+        bool ok;
+    } cases[] = {
+        { "-global arm-smmuv3.msi=on", "-global arm-smmuv3.msi=off", false },
+        { "-global arm-smmuv3.msi=on", "-global arm-smmuv3.msi=on", true },
+        { "", "-global arm-smmuv3.msi=on", false },
+        { "-global arm-smmuv3.sev=on", "", false },
+        { "-global arm-smmuv3.msi=on -global arm-smmuv3.sev=on",
+          "-global arm-smmuv3.msi=on -global arm-smmuv3.sev=on", true },
+    };
+    g_autofree char *file = mig_file("idr0");
+    int i;
+
+    for (i = 0; i < ARRAY_SIZE(cases); i++) {
+        g_autofree char *sp = g_strdup_printf("-global arm-smmuv3.cmdqs=8 %s",
+                                              cases[i].src);
+        g_autofree char *dp = g_strdup_printf("-global arm-smmuv3.cmdqs=8 %s",
+                                              cases[i].dst);
+        QTestState *src = smmu_start(sp), *dst;
+
+        cmdq_setup(src, 8);
+        save_to_file(src, file);
+        dst = load_from_file(dp, file, cases[i].ok);
+        if (dst) {
+            g_assert_cmphex(rd(dst, R_CR0), ==, CR0_CMDQEN);
+            qtest_quit(dst);
+        }
+        unlink(file);
+    }
+}
+
+/*
+ * Offset in @buf of the version of subsection @name (after the
+ * QEMU_VM_SUBSECTION byte, the name's length and the name)
+ */
+static gsize subsection_at(const guint8 *buf, gsize len, const char *name)
+{
+    gsize n = strlen(name), i;
+
+    for (i = 0; i + 2 + n + 4 <= len; i++) {
+        if (buf[i] == 0x05 && buf[i + 1] == n &&
+            !memcmp(buf + i + 2, name, n)) {
+            return i + 2 + n;
+        }
+    }
+    g_assert_not_reached();
+}
+
+/*
+ * The engine's subsection is new: version 1.  Its visibility FIFO
+ * length comes from the stream and sizes an allocation: it is checked
+ * before, against what this device's queue can hold (at most one record
+ * per pending command, 2 << cmdqs), and a bad one is refused.
+ */
+#define VIS_LEN_OFFSET  68  /* from the subsection's version to vis_mig_len */
+
+static void test_migration_vis_len(void)
+{
+    const char *props = "-global arm-smmuv3.cmdqs=8 "
+                        "-global arm-smmuv3.cmdq-cmd-ns=1000";
+    static const int32_t bad[] = { -1, (2 << 8) + 1, INT32_MAX };
+    g_autofree char *file = mig_file("vis");
+    g_autofree guint8 *buf = NULL;
+    QTestState *src = smmu_start(props), *dst;
+    gsize len, at;
+    int i;
+
+    cmdq_setup(src, 8);
+    for (i = 0; i < 3; i++) {
+        put_cmd(src, 8, i, cmd_op(OP_SYNC));
+    }
+    wr(src, R_CMDQ_PROD, 2);
+    qtest_clock_step(src, 1);
+    wr(src, R_CMDQ_PROD, 3);
+    qtest_clock_step(src, 499);
+    save_to_file(src, file);
+    g_assert_true(g_file_get_contents(file, (char **)&buf, &len, NULL));
+    at = subsection_at(buf, len, "smmuv3/cmdq-engine");
+    g_assert_cmpuint(ldl_be_p(buf + at), ==, 1);
+    /* two PROD writes pending: two records */
+    g_assert_cmpuint(ldl_be_p(buf + at + 4 + VIS_LEN_OFFSET), ==, 2);
+    dst = load_from_file(props, file, true);
+    qtest_quit(dst);
+
+    for (i = 0; i < ARRAY_SIZE(bad); i++) {
+        stl_be_p(buf + at + 4 + VIS_LEN_OFFSET, bad[i]);
+        g_assert_true(g_file_set_contents(file, (char *)buf, len, NULL));
+        load_from_file(props, file, false);
+    }
+    unlink(file);
+}
+
+/*
+ * Every counter travels, the msi-* ones too; pending commands whose
+ * visibility the stream does not carry (a cost-0 source's, its queue
+ * disabled) count as visible from the first look after loading, not from
+ * a virtual clock read before the clock itself was loaded.
+ */
+static void test_migration_counters(void)
+{
+    const char *props = "-global arm-smmuv3.cmdqs=8 -global arm-smmuv3.msi=on "
+                        "-global arm-smmuv3.cmdq-cmd-ns=1000";
+    g_autofree char *file = mig_file("counters");
+    QTestState *src = smmu_start(props), *dst;
+    int64_t t;
+
+    cmdq_setup(src, 8);
+    put_cmd(src, 8, 0, cmd_sync_msi(MSI_ADDR, 1));
+    put_cmd(src, 8, 1, cmd_sync_msi(MSI_ADDR + 4, 2));
+    wr(src, R_CMDQ_PROD, 2);
+    t = qtest_clock_step(src, 1500);
+    g_assert_cmpint(stat_u64(src, "msi-writes"), ==, 1);
+    save_to_file(src, file);
+    dst = load_from_file(props, file, true);
+    g_assert_cmpint(stat_u64(dst, "msi-writes"), ==, 1);
+    qtest_qmp_assert_success(dst, "{ 'execute': 'cont' }");
+    qtest_clock_set(dst, t + 500);
+    g_assert_cmphex(qtest_readl(dst, MSI_ADDR + 4), ==, 2);
+    g_assert_cmpint(stat_u64(dst, "msi-writes"), ==, 2);
+    qtest_quit(dst);
+    unlink(file);
+
+    /* cost 0, queue disabled with a command pending, 1 ms in */
+    src = smmu_start("-global arm-smmuv3.cmdqs=8");
+    qtest_writeq(src, SMMU_BASE + R_CMDQ_BASE, QUEUE_ADDR | 8);
+    put_cmd(src, 8, 0, cmd_op(OP_SYNC));
+    wr(src, R_CMDQ_PROD, 1);
+    t = qtest_clock_step(src, 1000000);
+    save_to_file(src, file);
+    dst = load_from_file("-global arm-smmuv3.cmdqs=8 "
+                         "-global arm-smmuv3.cmdq-cmd-ns=1000", file, true);
+    unlink(file);
+    qtest_clock_set(dst, t);
+    wr(dst, R_CR0, CR0_CMDQEN);
+    retires_in(dst, 1000, 0, 1);
+    g_assert_cmpint(stat_u64(dst, "max-sync-wait-ns"), ==, 1000);
+    qtest_quit(dst);
 }
 
 /*
@@ -1740,6 +1977,12 @@ int main(int argc, char **argv)
     qtest_add_func("/smmuv3-cmdq/e2e/range", test_e2e_range);
     qtest_add_func("/smmuv3-cmdq/migration", test_migration);
     qtest_add_func("/smmuv3-cmdq/migration/bounds", test_migration_bounds);
+    qtest_add_func("/smmuv3-cmdq/migration/to-untimed",
+                   test_migration_to_untimed);
+    qtest_add_func("/smmuv3-cmdq/migration/idr0", test_migration_idr0);
+    qtest_add_func("/smmuv3-cmdq/migration/vis-len", test_migration_vis_len);
+    qtest_add_func("/smmuv3-cmdq/migration/counters",
+                   test_migration_counters);
     qtest_add_func("/smmuv3-cmdq/migration/upstream-compat",
                    test_migration_upstream);
     return g_test_run();
