@@ -1936,6 +1936,26 @@ static void test_e2e_range(void)
     check_e2e_range(true);
 }
 
+/*
+ * STRTAB_BASE_CFG.LOG2SIZE above IDR1.SIDSIZE (16) counts as SIDSIZE, as
+ * the StreamID check already took it.  The stream table's base was
+ * aligned with a shift of 64 - (LOG2SIZE + 5), negative from 60 up
+ * (UBSan: "shift exponent -2 is negative", found by the fuzzer once
+ * its PCI devices made DMA translate).  A base 0x40 above the table is
+ * aligned down to it: the edu's STE is found and its DMA translates.
+ */
+static void test_strtab_log2size_huge(void)
+{
+    QTestState *qts = e2e_start("-global arm-smmuv3.cmdqs=8");
+
+    e2e_setup(qts);
+    pte_set(qts, 0x1000, PAGE(7));
+    qtest_writeq(qts, SMMU_BASE + R_STRTAB_BASE, STRTAB_ADDR + 0x40);
+    wr(qts, R_STRTAB_CFG, 61);                  /* linear, LOG2SIZE 61 */
+    g_assert_cmphex(edu_read_via(qts, 0x1000), ==, fill(7));
+    qtest_quit(qts);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -1975,6 +1995,8 @@ int main(int argc, char **argv)
                    test_e2e_inval_at_retire);
     qtest_add_func("/smmuv3-cmdq/e2e/sync-irq", test_e2e_sync_irq);
     qtest_add_func("/smmuv3-cmdq/e2e/range", test_e2e_range);
+    qtest_add_func("/smmuv3-cmdq/e2e/strtab-log2size-huge",
+                   test_strtab_log2size_huge);
     qtest_add_func("/smmuv3-cmdq/migration", test_migration);
     qtest_add_func("/smmuv3-cmdq/migration/bounds", test_migration_bounds);
     qtest_add_func("/smmuv3-cmdq/migration/to-untimed",
