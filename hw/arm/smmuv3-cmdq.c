@@ -24,6 +24,7 @@
 #include "qapi/error.h"
 #include "qapi/visitor.h"
 #include "system/dma.h"
+#include "migration/qemu-file-types.h"
 #include "smmuv3-cmdq-internal.h"
 #include "hw/core/qdev-prop-internal.h"
 #include "trace.h"
@@ -112,9 +113,11 @@ static uint64_t cmdq_decode(SMMUv3CmdqEngine *e, const Cmd *cmd,
  * SMMU_CMDQ_FETCH_AHEAD visible commands in one go when it is not in the
  * fetch buffer already.  Commands the guest made visible are its promise
  * not to change them until they are consumed, so reading them early is what
- * prefetching hardware does.  The buffer is keyed by queue position with
- * its wrap flag (a slot's next lap is another command), never straddles
- * the end of the ring, and is dropped whenever the engine stops.
+ * prefetching hardware does; nothing else is read (a slot PROD has not
+ * passed is not the guest's command yet).  The buffer is keyed by queue
+ * position with its wrap flag (a slot's next lap is another command),
+ * never straddles the end of the ring, and is dropped whenever the engine
+ * stops or CONS is moved under it.
  */
 static bool cmdq_fetch(SMMUv3State *s, uint32_t words[4])
 {
@@ -129,8 +132,12 @@ static bool cmdq_fetch(SMMUv3State *s, uint32_t words[4])
     }
     /* Visible commands from CONS, up to the end of the ring */
     n = MIN(cmdq_pending(q), SMMU_CMDQ_FETCH_AHEAD);
-    n = MAX(MIN(n, size - Q_CONS(q)), 1);
+    n = MIN(n, size - Q_CONS(q));
     e->fetch_n = 0;
+    if (!n) {
+        /* Callers start work only on a visible command: never here */
+        return false;
+    }
     if (dma_memory_read(&address_space_memory, Q_CONS_ENTRY(q), e->fetch_buf,
                         16 * n, MEMTXATTRS_UNSPECIFIED) != MEMTX_OK) {
         return false;
@@ -177,8 +184,10 @@ static void cmdq_start_head(SMMUv3State *s, int64_t start)
 
 /*
  * Whether only a CONS read can tell that the head retired: a CMD_SYNC that
- * signals no interrupt, with nothing queued behind it.  Its retirement has
- * no effect elsewhere (no translation, interrupt or memory write), so it is
+ * signals nothing, with nothing queued behind it.  smmuv3_cmdq_consume()
+ * signals (an interrupt or an MSI) whenever CS has SIG_IRQ set, the
+ * reserved CS=0b11 included: the same test here.  The retirement has no
+ * effect elsewhere (no translation, interrupt or memory write), so it is
  * applied at the next look (a register access, the counters, migration) at
  * exactly its due time, without a timer.
  */
@@ -190,7 +199,7 @@ static bool cmdq_head_silent(SMMUv3State *s)
         cmdq_pending(&s->cmdq) != 1) {
         return false;
     }
-    return CMD_SYNC_CS(cmdq_head_cmd(e)) != CMD_SYNC_SIG_IRQ;
+    return !(CMD_SYNC_CS(cmdq_head_cmd(e)) & CMD_SYNC_SIG_IRQ);
 }
 
 /*
@@ -252,9 +261,17 @@ static void cmdq_advance(SMMUv3State *s, int64_t now)
         int64_t t = e->head_due;
 
         if (before != e->head_cons) {
-            /* The guest moved CONS under us: restart from the new head */
+            /*
+             * The guest moved CONS under us: restart from the new head,
+             * if PROD has passed it; otherwise go idle until a PROD write
+             * publishes it (then a full cost from that write).
+             */
             e->fetch_n = 0;
             smmu_cmdq_vis_sync(&e->vis, cmdq_pending(q), t, false);
+            if (smmuv3_q_empty(q)) {
+                e->busy = false;
+                break;
+            }
             cmdq_start_head(s, t);
             continue;
         }
@@ -277,11 +294,27 @@ static void cmdq_advance(SMMUv3State *s, int64_t now)
     cmdq_arm(s);
 }
 
+/*
+ * The first look after a migration stream was loaded, at virtual time
+ * @now (post_load runs before the virtual clock itself is loaded, so it
+ * cannot read it): commands pending that the stream carried no visibility
+ * record for (from a source at cost 0, or a CONS written while idle)
+ * count as visible from now.
+ */
+static void cmdq_after_load(SMMUv3State *s, int64_t now)
+{
+    SMMUv3CmdqEngine *e = &s->cmdq_engine;
+
+    e->loaded = false;
+    smmu_cmdq_vis_sync(&e->vis, cmdq_pending(&s->cmdq), now, true);
+}
+
 /* Retire what is due now, from outside a register access */
 static void cmdq_advance_outside_io(SMMUv3State *s)
 {
     MemReentrancyGuard *guard = &DEVICE(s)->mem_reentrancy_guard;
     bool engaged = guard->engaged_in_io;
+    int64_t now = cmdq_now();
 
     /*
      * As during an MMIO access: the engine's reads of guest memory must
@@ -290,7 +323,15 @@ static void cmdq_advance_outside_io(SMMUv3State *s)
      * fails instead, and the command raises CERROR_ABT, in both paths.
      */
     guard->engaged_in_io = true;
-    cmdq_advance(s, cmdq_now());
+    if (!s->cmdq_engine.timed) {
+        /* Commands a timed source left pending (post_load) */
+        smmuv3_cmdq_consume(s, UINT32_MAX, NULL);
+    } else {
+        if (unlikely(s->cmdq_engine.loaded)) {
+            cmdq_after_load(s, now);
+        }
+        cmdq_advance(s, now);
+    }
     guard->engaged_in_io = engaged;
 }
 
@@ -313,6 +354,9 @@ void smmuv3_cmdq_mmio_enter(SMMUv3State *s)
 
     if (!e->timed) {
         return;
+    }
+    if (unlikely(e->loaded)) {
+        cmdq_after_load(s, cmdq_now());
     }
     if (!e->busy) {
         /* Nothing due: read the clock only if this access needs it */
@@ -492,6 +536,7 @@ void smmuv3_cmdq_engine_reset(SMMUv3State *s)
     e->head_due = 0;
     e->head_cost = 0;
     e->head_pages = 0;
+    e->loaded = false;
     smmu_cmdq_vis_clear(&e->vis);
     smmu_cmdq_prng_seed(&e->prng, e->seed);
     smmu_cmdq_stats_reset(&e->stats);
@@ -711,14 +756,23 @@ static bool cmdq_engine_needed(void *opaque)
     return s->cmdq_engine.timed;
 }
 
+/* Before any stream: one without the IDR0 subsection has upstream's */
+void smmuv3_cmdq_engine_pre_load(SMMUv3State *s)
+{
+    s->cmdq_engine.mig_idr0 = 0;
+}
+
 /*
- * Run for every stream, whether it carried the engine's subsection or not
+ * Run for every stream, whether it carried the engine's subsections or not
  * (upstream QEMU's, or smmulab's at cost 0): queue sizes must be ones this
- * device could have been given.
+ * device could have been given, and IDR0.MSI and SEV, which the guest read
+ * and chose how to complete a CMD_SYNC by, must be this device's.
  */
 int smmuv3_cmdq_engine_post_load(SMMUv3State *s)
 {
     SMMUv3CmdqEngine *e = &s->cmdq_engine;
+    bool msi = FIELD_EX32(e->mig_idr0, IDR0, MSI);
+    bool sev = FIELD_EX32(e->mig_idr0, IDR0, SEV);
 
     if (s->cmdq.log2size > e->cmdqs || s->eventq.log2size > e->eventqs) {
         error_report("arm-smmuv3: migration stream has CMDQ LOG2SIZE %u "
@@ -727,11 +781,30 @@ int smmuv3_cmdq_engine_post_load(SMMUv3State *s)
                      e->cmdqs, e->eventqs);
         return -EINVAL;
     }
+    if (msi != e->msi || sev != e->sev) {
+        error_report("arm-smmuv3: migration stream has IDR0.MSI=%d "
+                     "IDR0.SEV=%d, this device msi=%s sev=%s", msi, sev,
+                     e->msi ? "on" : "off", e->sev ? "on" : "off");
+        return -EINVAL;
+    }
     if (!e->timed) {
+        /*
+         * Commands a timed source left pending retire as soon as the VM
+         * runs, as commands do here once visible.  Not now: the devices
+         * an MSI may write to are not all loaded yet.
+         */
+        e->busy = false;
+        if (!smmuv3_q_empty(&s->cmdq)) {
+            timer_mod(e->timer, 0);
+            e->armed_ns = 0;
+        }
         return 0;
     }
-    /* Track what is pending even if the stream did not say when it came */
-    smmu_cmdq_vis_sync(&e->vis, cmdq_pending(&s->cmdq), cmdq_now(), true);
+    /*
+     * Pending work goes on from the stream's due times, which need no
+     * clock; what else needs the time waits for cmdq_after_load().
+     */
+    e->loaded = true;
     e->fetch_n = 0;     /* fetch again what the head does not hold */
     e->access_ns = -1;
     e->armed_ns = -2;   /* unknown: force cmdq_arm() to act */
@@ -762,12 +835,6 @@ static int cmdq_engine_state_post_load(void *opaque, int version_id)
 {
     SMMUv3CmdqEngine *e = opaque;
 
-    /* At most one entry per pending command: 2^20 */
-    if (e->vis_mig_len < 0 || e->vis_mig_len > (2 << SMMU_CMDQ_TIMING_MAX_QS)) {
-        error_report("arm-smmuv3: migration stream has %d visibility "
-                     "records", e->vis_mig_len);
-        return -EINVAL;
-    }
     e->vis.len = e->vis_mig_len;
     if (!smmu_cmdq_vis_loaded(&e->vis)) {
         error_report("arm-smmuv3: migration stream has an empty visibility "
@@ -776,6 +843,42 @@ static int cmdq_engine_state_post_load(void *opaque, int version_id)
     }
     return 0;
 }
+
+/*
+ * The visibility FIFO's length, which sizes the allocation of the array
+ * that follows it in the stream: checked as it is read, before that
+ * allocation, against what this device's queue can hold (one record per
+ * pending command at most, and at most 2 << cmdqs - 1 are pending).
+ */
+static int cmdq_get_vis_len(QEMUFile *f, void *pv, size_t size,
+                            const VMStateField *field)
+{
+    SMMUv3CmdqEngine *e = container_of(pv, SMMUv3CmdqEngine, vis_mig_len);
+    int32_t max = (2 << e->cmdqs) - 1;
+    int32_t len = qemu_get_sbe32(f);
+
+    if (len < 0 || len > max) {
+        error_report("arm-smmuv3: migration stream has %" PRId32
+                     " visibility records, this device at most %" PRId32
+                     " (cmdqs=%u)", len, max, e->cmdqs);
+        return -EINVAL;
+    }
+    e->vis_mig_len = len;
+    return 0;
+}
+
+static int cmdq_put_vis_len(QEMUFile *f, void *pv, size_t size,
+                            const VMStateField *field, JSONWriter *vmdesc)
+{
+    qemu_put_sbe32(f, *(int32_t *)pv);
+    return 0;
+}
+
+static const VMStateInfo cmdq_vis_len_info = {
+    .name = "int32",
+    .get = cmdq_get_vis_len,
+    .put = cmdq_put_vis_len,
+};
 
 static const VMStateDescription vmstate_smmuv3_cmdq_vis_batch = {
     .name = "smmuv3/cmdq-vis-batch",
@@ -811,7 +914,8 @@ static const VMStateDescription vmstate_smmuv3_cmdq_engine_state = {
         VMSTATE_UINT8(head.scale, SMMUv3CmdqEngine),
         VMSTATE_BOOL(head_fetched, SMMUv3CmdqEngine),
         VMSTATE_UINT32_ARRAY(head_words, SMMUv3CmdqEngine, 4),
-        VMSTATE_INT32(vis_mig_len, SMMUv3CmdqEngine),
+        VMSTATE_SINGLE(vis_mig_len, SMMUv3CmdqEngine, 0, cmdq_vis_len_info,
+                       int32_t),
         VMSTATE_STRUCT_VARRAY_ALLOC(vis.b, SMMUv3CmdqEngine, vis_mig_len, 1,
                                     vmstate_smmuv3_cmdq_vis_batch,
                                     SMMUCmdqVisBatch),
@@ -832,18 +936,57 @@ static const VMStateDescription vmstate_smmuv3_cmdq_engine_state = {
         VMSTATE_UINT64(stats.late_total_ns, SMMUv3CmdqEngine),
         VMSTATE_UINT64_ARRAY(stats.opcodes, SMMUv3CmdqEngine,
                              SMMU_CMDQ_NR_OPCODES),
+        VMSTATE_UINT64(stats.msi_writes, SMMUv3CmdqEngine),
+        VMSTATE_UINT64(stats.msi_aborts, SMMUv3CmdqEngine),
+        VMSTATE_UINT64(stats.msi_late_max_ns, SMMUv3CmdqEngine),
+        VMSTATE_UINT64(stats.msi_late_total_ns, SMMUv3CmdqEngine),
         VMSTATE_END_OF_LIST()
     }
 };
 
 const VMStateDescription vmstate_smmuv3_cmdq_engine = {
     .name = "smmuv3/cmdq-engine",
-    .version_id = 2,
-    .minimum_version_id = 2,
+    .version_id = 1,
+    .minimum_version_id = 1,
     .needed = cmdq_engine_needed,
     .fields = (const VMStateField[]) {
-        VMSTATE_STRUCT(cmdq_engine, SMMUv3State, 2,
+        VMSTATE_STRUCT(cmdq_engine, SMMUv3State, 1,
                        vmstate_smmuv3_cmdq_engine_state, SMMUv3CmdqEngine),
+        VMSTATE_END_OF_LIST()
+    }
+};
+
+static bool cmdq_idr0_needed(void *opaque)
+{
+    SMMUv3State *s = opaque;
+
+    /* Upstream's IDR0 has neither: its streams stay upstream's */
+    return s->cmdq_engine.msi || s->cmdq_engine.sev;
+}
+
+static int cmdq_idr0_pre_save(void *opaque)
+{
+    SMMUv3State *s = opaque;
+
+    s->cmdq_engine.mig_idr0 = s->idr[0] &
+                              (R_IDR0_MSI_MASK | R_IDR0_SEV_MASK);
+    return 0;
+}
+
+/*
+ * IDR0.MSI and IDR0.SEV when not upstream's (0), so that a destination
+ * with other values (a QEMU without smmulab: it does not know this
+ * subsection) refuses the stream: a guest that completes CMD_SYNCs by MSI
+ * would wait for writes that never come.
+ */
+const VMStateDescription vmstate_smmuv3_cmdq_idr0 = {
+    .name = "smmuv3/cmdq-idr0",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .needed = cmdq_idr0_needed,
+    .pre_save = cmdq_idr0_pre_save,
+    .fields = (const VMStateField[]) {
+        VMSTATE_UINT32(cmdq_engine.mig_idr0, SMMUv3State),
         VMSTATE_END_OF_LIST()
     }
 };

@@ -7,7 +7,11 @@
  * PROD values past the queue, queue bases outside RAM or in the SMMU's
  * own registers, queue sizes from 1
  * entry to 2^31, random cost properties for each QEMU instance, clock
- * steps, QMP counter reads and system resets.
+ * steps, QMP counter reads and system resets.  With msi=on in half the
+ * sessions, CMD_SYNCs complete by MSI writes aimed at RAM, at the SMMU's
+ * own registers, and at the registers of two PCI devices behind the SMMU
+ * that DMA when written (an e1000e's transmit doorbell, an edu's DMA
+ * engine); CONS and CMDQ_BASE are written while commands are in progress.
  *
  * Each session runs in a child process with its own QEMU (built with ASan
  * and UBSan, see docs/testing.md), so that a crash or hang is counted and
@@ -37,6 +41,14 @@
 #define SMMU_BASE       0x09050000ULL
 #define RAM_BASE        0x40000000ULL
 #define RAM_SIZE        (128ULL << 20)
+
+/* PCI devices behind the SMMU (virt, highmem=off) */
+#define ECAM_BASE       0x3f000000ULL
+#define EDU_DEVFN       0x08            /* 00:01.0 */
+#define EDU_BAR         0x10000000ULL
+#define E1000E_DEVFN    0x10            /* 00:02.0 */
+#define E1000E_BAR      0x10100000ULL
+#define E1000E_RING     (RAM_BASE + RAM_SIZE - 0x1000)
 
 typedef struct Rng {
     uint64_t s;
@@ -94,6 +106,59 @@ typedef struct Session {
     uint32_t prod;
     char *smmu_path;
 } Session;
+
+/* Registers of the PCI devices that start DMA (or answer) when written */
+static const uint64_t dev_regs[] = {
+    E1000E_BAR + 0x3818,    /* e1000e TDT: transmit, DMA the ring */
+    E1000E_BAR + 0x3810,    /* TDH */
+    E1000E_BAR + 0x0400,    /* TCTL */
+    E1000E_BAR + 0x00c8,    /* ICS */
+    E1000E_BAR + 0x2818,    /* RDT */
+    EDU_BAR + 0x98,         /* edu DMA command: DMA 100 ms later */
+    EDU_BAR + 0x80,         /* DMA source */
+    EDU_BAR + 0x88,         /* DMA destination */
+    EDU_BAR + 0x90,         /* DMA count */
+    EDU_BAR + 0x60,         /* interrupt raise */
+    EDU_BAR + 0x08,         /* factorial */
+};
+
+/* Where a CMD_SYNC's MSI goes: RAM, the SMMU, a DMA device, anywhere */
+static uint64_t msi_target(Rng *r)
+{
+    switch (below(r, 5)) {
+    case 0:
+        return RAM_BASE + below(r, RAM_SIZE);
+    case 1:
+        return SMMU_BASE + below(r, 0x20000);
+    case 2:
+    case 3:
+        return dev_regs[below(r, ARRAY_SIZE(dev_regs))];
+    default:
+        return rnd(r) & 0xfffffffffffcULL;
+    }
+}
+
+/*
+ * Memory space and bus mastering on for both devices, and an e1000e
+ * transmit ring in RAM, so that a doorbell write makes it DMA through
+ * the SMMU (the SMMU's own state decides how that translates)
+ */
+static void setup_devices(Session *s)
+{
+    QTestState *qts = s->qts;
+    uint64_t edu = ECAM_BASE + (EDU_DEVFN << 12);
+    uint64_t e1000e = ECAM_BASE + (E1000E_DEVFN << 12);
+
+    qtest_writel(qts, edu + 0x10, (uint32_t)EDU_BAR);
+    qtest_writew(qts, edu + 0x04, 0x6);
+    qtest_writel(qts, e1000e + 0x10, (uint32_t)E1000E_BAR);
+    qtest_writew(qts, e1000e + 0x04, 0x6);
+    qtest_writel(qts, E1000E_BAR + 0x3800, (uint32_t)E1000E_RING);
+    qtest_writel(qts, E1000E_BAR + 0x3804, 0);
+    qtest_writel(qts, E1000E_BAR + 0x3808, 0x1000);
+    qtest_writel(qts, E1000E_BAR + 0x3840, 0x400);   /* TARC0.ENABLE */
+    qtest_writel(qts, E1000E_BAR + 0x0400, 1 << 1);  /* TCTL.EN */
+}
 
 static char *find_smmu(QTestState *qts)
 {
@@ -155,6 +220,15 @@ static void put_cmds(Session *s)
         w[1] = below(r, 2) ? below(r, 16) : rnd(r);
         w[2] = below(r, 2) ? (uint32_t)(below(r, 4) << 10) | 0x1000 : rnd(r);
         w[3] = below(r, 2) ? 0 : rnd(r);
+        if (!below(r, 4)) {
+            /* a CMD_SYNC with an MSI: CS=SIG_IRQ or the reserved 0b11 */
+            uint64_t msi = msi_target(r);
+
+            w[0] = 0x46 | ((1 + 2 * below(r, 2)) << 12);
+            w[1] = below(r, 2) ? below(r, 4) : rnd(r);
+            w[2] = (uint32_t)msi;
+            w[3] = msi >> 32;
+        }
         if (addr >= RAM_BASE && addr + 16 <= RAM_BASE + RAM_SIZE) {
             w[0] = cpu_to_le32(w[0]);
             w[1] = cpu_to_le32(w[1]);
@@ -172,13 +246,52 @@ static void put_cmds(Session *s)
     qtest_writel(s->qts, SMMU_BASE + 0x98, s->prod);
 }
 
+/*
+ * While commands are in progress: move CONS (back, onto PROD, past it,
+ * anywhere) or rebase and resize the queue
+ */
+static void write_while_busy(Session *s)
+{
+    Rng *r = &s->rng;
+    QTestState *qts = s->qts;
+    uint32_t cons = qtest_readl(qts, SMMU_BASE + 0x9c);
+
+    put_cmds(s);
+    if (below(r, 2)) {
+        qtest_clock_step(qts, 1 + below(r, 2000));
+    }
+    switch (below(r, 5)) {
+    case 0:
+        cons = s->prod;
+        break;
+    case 1:
+        cons = s->prod + 1 + below(r, 4);
+        break;
+    case 2:
+        cons = cons - below(r, 4);
+        break;
+    case 3:
+        cons = cons + 1 + below(r, 4);
+        break;
+    default:
+        qtest_writeq(qts, SMMU_BASE + 0x90,
+                     (below(r, 2) ? s->qbase : RAM_BASE + below(r, RAM_SIZE))
+                     | below(r, 21));
+        return;
+    }
+    qtest_writel(qts, SMMU_BASE + 0x9c, cons);
+    if (below(r, 2)) {
+        /* the guest then publishes the slot it moved CONS to */
+        put_cmds(s);
+    }
+}
 static void one_op(Session *s)
 {
     Rng *r = &s->rng;
     QTestState *qts = s->qts;
     QDict *resp;
 
-    switch (below(r, 16)) {
+    switch (below(r, 19)) {
     case 0:
     case 1:
     case 2:
@@ -230,8 +343,22 @@ static void one_op(Session *s)
     case 14:
         if (!below(r, 40)) {
             qtest_system_reset(qts);
+            setup_devices(s);
             setup_queue(s);
         }
+        break;
+    case 16:
+        write_while_busy(s);
+        break;
+    case 17:
+        /* the devices' registers, as a guest driver would touch them */
+        qtest_writel(qts, dev_regs[below(r, ARRAY_SIZE(dev_regs))],
+                     below(r, 2) ? below(r, 0x200) : nasty(r));
+        break;
+    case 18:
+        /* descriptors and DMA buffers in the e1000e's ring */
+        qtest_writeq(qts, E1000E_RING + 8 * below(r, 0x200),
+                     below(r, 2) ? rnd(r) : RAM_BASE + below(r, RAM_SIZE));
         break;
     default:
         qtest_writel(qts, SMMU_BASE + 0x98, nasty(r));
@@ -253,9 +380,13 @@ static char *random_props(Rng *r)
     g_string_append_printf(s, "-global arm-smmuv3.cmdqs=%u "
                            "-global arm-smmuv3.eventqs=%u "
                            "-global arm-smmuv3.ril=%s "
+                           "-global arm-smmuv3.msi=%s "
+                           "-global arm-smmuv3.sev=%s "
                            "-global arm-smmuv3.cmdq-seed=%" PRIu64,
                            (unsigned)below(r, 20), (unsigned)below(r, 20),
-                           below(r, 2) ? "on" : "off", rnd(r));
+                           below(r, 2) ? "on" : "off",
+                           below(r, 2) ? "on" : "off",
+                           below(r, 4) ? "off" : "on", rnd(r));
     for (i = 0; i < ARRAY_SIZE(cost_props); i++) {
         uint64_t v;
 
@@ -288,9 +419,11 @@ static void session(uint64_t seed, uint64_t ops)
     g_autofree char *props = random_props(&s.rng);
     uint64_t i;
 
-    s.qts = qtest_initf("-M virt,iommu=smmuv3 -display none -nic none %s",
-                        props);
+    s.qts = qtest_initf("-M virt,iommu=smmuv3,highmem=off -display none "
+                        "-nic none -device edu,addr=01.0 "
+                        "-device e1000e,addr=02.0,romfile= %s", props);
     s.smmu_path = find_smmu(s.qts);
+    setup_devices(&s);
     setup_queue(&s);
     for (i = 0; i < ops; i++) {
         one_op(&s);

@@ -790,6 +790,158 @@ static void test_msi_abort(void)
     qtest_quit(qts);
 }
 
+/*
+ * CS=0b11 (reserved) has SIG_IRQ set, and signals as SIG_IRQ does: such a
+ * CMD_SYNC is not one whose retirement only CONS shows.  Its MSI lands
+ * at its due time by the timer alone, not when the guest or a counter
+ * read next looks (a counter read must never change guest memory).
+ */
+static void test_msi_cs_both(void)
+{
+    QTestState *qts = smmu_start("-global arm-smmuv3.cmdqs=8 "
+                                 "-global arm-smmuv3.msi=on "
+                                 "-global arm-smmuv3.cmdq-cmd-ns=1000");
+    Cmd sync = cmd_sync_msi(MSI_ADDR, 0x33);
+
+    sync.word[0] |= 3U << 12;
+    qtest_writel(qts, MSI_ADDR, 0xffffffff);
+    cmdq_setup(qts, 8);
+    put_cmd(qts, 8, 0, sync);
+    wr(qts, R_CMDQ_PROD, 1);
+    qtest_clock_step(qts, 999);
+    g_assert_cmphex(qtest_readl(qts, MSI_ADDR), ==, 0xffffffff);
+    qtest_clock_step(qts, 1);
+    g_assert_cmphex(qtest_readl(qts, MSI_ADDR), ==, 0x33);
+    qtest_clock_step(qts, 10000);
+    g_assert_cmpint(stat_u64(qts, "msi-writes"), ==, 1);
+    g_assert_cmpint(stat_u64(qts, "msi-late-max-ns"), ==, 0);
+    g_assert_cmphex(cons(qts), ==, 1);
+    qtest_quit(qts);
+}
+
+/*
+ * The guest moves CONS while a command is in progress, past the last
+ * published command.  Slot 1 is not published then: the engine must not
+ * run what it holds, and must run what the guest writes there before it
+ * publishes it, a full cost after that PROD write.  (16 entries, 1 us a
+ * command: the reproduction of the report.)
+ */
+static void test_cons_write_busy(void)
+{
+    QTestState *qts = smmu_start("-global arm-smmuv3.cmdqs=4 "
+                                 "-global arm-smmuv3.msi=on "
+                                 "-global arm-smmuv3.cmdq-cmd-ns=1000");
+
+    qtest_writel(qts, MSI_ADDR, 0xffffffff);
+    cmdq_setup(qts, 4);
+    put_cmd(qts, 4, 0, cmd_op(OP_TLBI_NH_ALL));
+    put_cmd(qts, 4, 1, cmd_op(OP_SYNC));          /* CS=0, not published */
+    wr(qts, R_CMDQ_PROD, 1);
+    qtest_clock_step(qts, 100);
+    wr(qts, R_CMDQ_CONS, 1);
+    qtest_clock_step(qts, 1400);
+    put_cmd(qts, 4, 1, cmd_sync_msi(MSI_ADDR, 0x4242));
+    wr(qts, R_CMDQ_PROD, 2);
+    qtest_clock_step(qts, 500);
+    g_assert_cmphex(cons(qts), ==, 1);
+    g_assert_cmphex(qtest_readl(qts, MSI_ADDR), ==, 0xffffffff);
+    qtest_clock_step(qts, 499);
+    g_assert_cmphex(qtest_readl(qts, MSI_ADDR), ==, 0xffffffff);
+    qtest_clock_step(qts, 1);
+    /* by the timer, before any register access */
+    g_assert_cmphex(qtest_readl(qts, MSI_ADDR), ==, 0x4242);
+    g_assert_cmphex(cons(qts), ==, 2);
+    /* only the published CMD_SYNC ran; the skipped TLBI did not */
+    g_assert_cmpint(stat_u64(qts, "retired"), ==, 1);
+    g_assert_cmpint(stat_u64(qts, "msi-writes"), ==, 1);
+    qtest_quit(qts);
+}
+
+/*
+ * A CMD_SYNC whose MSI is a PCI device's doorbell: an e1000e's TDT,
+ * whose write makes the e1000e read its transmit descriptor by DMA
+ * through the SMMU (in bypass), i.e. translate while the MSI write is in
+ * progress.  Costs 0 (inside the PROD write) and costed (from the timer).
+ * A deadlock shows as QEMU no longer answering: the watchdog kills it
+ * and fails the test.
+ */
+#define ECAM_BASE       0x3f000000ULL   /* virt, highmem=off */
+#define E1000E_DEVFN    0x10            /* 00:02.0 */
+#define E1000E_BAR      0x10100000ULL
+#define E1000E_TCTL     0x0400
+#define E1000E_TDBAL    0x3800
+#define E1000E_TDBAH    0x3804
+#define E1000E_TDLEN    0x3808
+#define E1000E_TDH      0x3810
+#define E1000E_TDT      0x3818
+#define E1000E_TARC0    0x3840
+#define E1000E_RING     0x44200000ULL
+
+static pid_t watched_qemu;
+
+static void watchdog_expired(int sig)
+{
+    static const char msg[] = "smmuv3-cmdq-test: QEMU stopped answering\n";
+
+    if (write(2, msg, sizeof(msg) - 1) < 0) {
+        /* failing anyway */
+    }
+    if (watched_qemu > 0) {
+        kill(watched_qemu, SIGKILL);
+    }
+    abort();
+}
+
+/* Fail the test, killing QEMU, if it has not ended within @secs */
+static void watchdog(QTestState *qts, unsigned secs)
+{
+    struct sigaction sa = { .sa_handler = watchdog_expired };
+
+    watched_qemu = qts ? qtest_pid(qts) : 0;
+    sigaction(SIGALRM, &sa, NULL);
+    alarm(secs);
+}
+
+static void check_msi_doorbell(const char *cost)
+{
+    g_autofree char *props = g_strdup_printf(
+        "-M virt,iommu=smmuv3,highmem=off -display none -nic none "
+        "-device e1000e,addr=02.0,romfile= -global arm-smmuv3.cmdqs=8 "
+        "-global arm-smmuv3.msi=on %s", cost);
+    QTestState *qts = qtest_init(props);
+    uint64_t ecam = ECAM_BASE + (E1000E_DEVFN << 12);
+
+    watchdog(qts, 60);
+    qtest_writel(qts, ecam + 0x10, (uint32_t)E1000E_BAR);
+    qtest_writew(qts, ecam + 0x04, 0x6);        /* memory, bus master */
+    qtest_memset(qts, E1000E_RING, 0, 0x80);
+    qtest_writel(qts, E1000E_BAR + E1000E_TDBAL, (uint32_t)E1000E_RING);
+    qtest_writel(qts, E1000E_BAR + E1000E_TDBAH, 0);
+    qtest_writel(qts, E1000E_BAR + E1000E_TDLEN, 0x80);
+    qtest_writel(qts, E1000E_BAR + E1000E_TARC0, 0x400);
+    qtest_writel(qts, E1000E_BAR + E1000E_TCTL, 1 << 1);
+    g_assert_cmphex(qtest_readl(qts, E1000E_BAR + E1000E_TDH), ==, 0);
+
+    cmdq_setup(qts, 8);
+    put_cmd(qts, 8, 0, cmd_sync_msi(E1000E_BAR + E1000E_TDT, 1));
+    wr(qts, R_CMDQ_PROD, 1);
+    qtest_clock_step(qts, 1000);
+    g_assert_cmphex(cons(qts), ==, 1);
+    /* the e1000e took the doorbell and read its descriptor */
+    g_assert_cmphex(qtest_readl(qts, E1000E_BAR + E1000E_TDT), ==, 1);
+    g_assert_cmphex(qtest_readl(qts, E1000E_BAR + E1000E_TDH), ==, 1);
+    g_assert_cmpint(stat_u64(qts, "msi-writes"), ==, 1);
+    g_assert_cmpint(stat_u64(qts, "msi-aborts"), ==, 0);
+    qtest_quit(qts);
+    alarm(0);
+}
+
+static void test_msi_doorbell(void)
+{
+    check_msi_doorbell("");
+    check_msi_doorbell("-global arm-smmuv3.cmdq-cmd-ns=1000");
+}
+
 /* The retire time of each of 32 jittered commands */
 static void jitter_run(uint64_t seed, int64_t *times, int n)
 {
@@ -1037,7 +1189,9 @@ static void migrate_to_upstream(const char *props, bool expect_ok)
 /*
  * A cost-0 configuration's stream has no smmulab subsection: a QEMU
  * without the extension loads it.  A timed one carries the engine's state,
- * which such a QEMU must refuse rather than silently drop.
+ * which such a QEMU must refuse rather than silently drop; one with
+ * msi=on carries IDR0.MSI, which it must refuse rather than hide from a
+ * guest that chose to complete CMD_SYNCs by MSI.
  */
 static void test_migration_upstream(void)
 {
@@ -1048,6 +1202,9 @@ static void test_migration_upstream(void)
     migrate_to_upstream("-global arm-smmuv3.cmdqs=8", true);
     migrate_to_upstream("-global arm-smmuv3.cmdqs=8 "
                         "-global arm-smmuv3.cmdq-cmd-ns=10", false);
+    /* IDR0.MSI would vanish under the guest */
+    migrate_to_upstream("-global arm-smmuv3.cmdqs=8 -global arm-smmuv3.msi=on",
+                        false);
 }
 
 
@@ -1258,6 +1415,238 @@ static void test_trace_cost0(void)
     g_assert_nonnull(strstr(text, "opcode=0x46 cons=0x2"));
 }
 
+/* Stop @src, save its state into @file, and quit it */
+static void save_to_file(QTestState *src, const char *file)
+{
+    g_autofree char *uri = g_strdup_printf("file:%s", file);
+
+    qtest_qmp_assert_success(src, "{ 'execute': 'stop' }");
+    qtest_qmp_assert_success(src, "{ 'execute': 'migrate', 'arguments': "
+                             "{ 'uri': %s } }", uri);
+    wait_migration(src);
+    qtest_quit(src);
+}
+
+/*
+ * Start a QEMU with @props that loads @file.  When @expect_ok, return it
+ * once loaded (stopped); otherwise check that it refuses the stream and
+ * exits with status 1, and return NULL.
+ */
+static QTestState *load_from_file(const char *props, const char *file,
+                                  bool expect_ok)
+{
+    g_autofree char *uri = g_strdup_printf("file:%s", file);
+    g_autofree char *args = g_strdup_printf("%s -incoming defer", props);
+    QTestState *dst = smmu_start(args);
+    int i;
+
+    if (!expect_ok) {
+        qtest_set_expected_status(dst, 1);
+    }
+    qtest_qmp_assert_success(dst, "{ 'execute': 'migrate-incoming', "
+                             "'arguments': { 'uri': %s } }", uri);
+    if (expect_ok) {
+        wait_migration(dst);
+        return dst;
+    }
+    for (i = 0; i < 1000 && qtest_probe_child(dst); i++) {
+        g_usleep(10000);
+    }
+    g_assert_false(qtest_probe_child(dst));
+    qtest_quit(dst);
+    return NULL;
+}
+
+static char *mig_file(const char *what)
+{
+    return g_strdup_printf("%s/smmuv3-cmdq-%s-%d.mig", g_get_tmp_dir(), what,
+                           getpid());
+}
+
+/*
+ * A stream with commands pending, from a QEMU with costs, loaded into one
+ * without: they retire as soon as the VM runs, as a cost-0 device retires
+ * commands as soon as they are visible; no PROD, CR0 or GERRORN write is
+ * needed.  The last is an MSI CMD_SYNC, so memory alone shows it.
+ */
+static void test_migration_to_untimed(void)
+{
+    g_autofree char *file = mig_file("untimed");
+    const char *props = "-global arm-smmuv3.cmdqs=8 -global arm-smmuv3.msi=on";
+    g_autofree char *src_props = g_strdup_printf(
+        "%s -global arm-smmuv3.cmdq-cmd-ns=1000", props);
+    QTestState *src = smmu_start(src_props), *dst;
+
+    qtest_writel(src, MSI_ADDR, 0xffffffff);
+    cmdq_setup(src, 8);
+    put_cmd(src, 8, 0, cmd_op(OP_SYNC));
+    put_cmd(src, 8, 1, cmd_op(OP_TLBI_NH_ALL));
+    put_cmd(src, 8, 2, cmd_sync_msi(MSI_ADDR, 0x99));
+    wr(src, R_CMDQ_PROD, 3);
+    qtest_clock_step(src, 1500);
+    g_assert_cmphex(cons(src), ==, 1);
+    save_to_file(src, file);
+
+    dst = load_from_file(props, file, true);
+    unlink(file);
+    g_assert_cmphex(qtest_readl(dst, MSI_ADDR), ==, 0xffffffff);
+    qtest_qmp_assert_success(dst, "{ 'execute': 'cont' }");
+    qtest_clock_step(dst, 1);
+    /* no register access yet */
+    g_assert_cmphex(qtest_readl(dst, MSI_ADDR), ==, 0x99);
+    g_assert_cmphex(cons(dst), ==, 3);
+    g_assert_cmpint(stat_u64(dst, "retired"), ==, 3);
+    g_assert_cmpint(stat_u64(dst, "msi-writes"), ==, 1);
+    qtest_quit(dst);
+}
+
+/*
+ * IDR0.MSI and IDR0.SEV, which the guest read and chose its CMD_SYNC
+ * completion by, must not change under it: a stream from a device with
+ * other values is refused, whatever the costs (these are cost 0).
+ */
+static void test_migration_idr0(void)
+{
+    static const struct {
+        const char *src, *dst;
+        bool ok;
+    } cases[] = {
+        { "-global arm-smmuv3.msi=on", "-global arm-smmuv3.msi=off", false },
+        { "-global arm-smmuv3.msi=on", "-global arm-smmuv3.msi=on", true },
+        { "", "-global arm-smmuv3.msi=on", false },
+        { "-global arm-smmuv3.sev=on", "", false },
+        { "-global arm-smmuv3.msi=on -global arm-smmuv3.sev=on",
+          "-global arm-smmuv3.msi=on -global arm-smmuv3.sev=on", true },
+    };
+    g_autofree char *file = mig_file("idr0");
+    int i;
+
+    for (i = 0; i < ARRAY_SIZE(cases); i++) {
+        g_autofree char *sp = g_strdup_printf("-global arm-smmuv3.cmdqs=8 %s",
+                                              cases[i].src);
+        g_autofree char *dp = g_strdup_printf("-global arm-smmuv3.cmdqs=8 %s",
+                                              cases[i].dst);
+        QTestState *src = smmu_start(sp), *dst;
+
+        cmdq_setup(src, 8);
+        save_to_file(src, file);
+        dst = load_from_file(dp, file, cases[i].ok);
+        if (dst) {
+            g_assert_cmphex(rd(dst, R_CR0), ==, CR0_CMDQEN);
+            qtest_quit(dst);
+        }
+        unlink(file);
+    }
+}
+
+/*
+ * Offset in @buf of the version of subsection @name (after the
+ * QEMU_VM_SUBSECTION byte, the name's length and the name)
+ */
+static gsize subsection_at(const guint8 *buf, gsize len, const char *name)
+{
+    gsize n = strlen(name), i;
+
+    for (i = 0; i + 2 + n + 4 <= len; i++) {
+        if (buf[i] == 0x05 && buf[i + 1] == n &&
+            !memcmp(buf + i + 2, name, n)) {
+            return i + 2 + n;
+        }
+    }
+    g_assert_not_reached();
+}
+
+/*
+ * The engine's subsection is new: version 1.  Its visibility FIFO
+ * length comes from the stream and sizes an allocation: it is checked
+ * before, against what this device's queue can hold (at most one record
+ * per pending command, 2 << cmdqs), and a bad one is refused.
+ */
+#define VIS_LEN_OFFSET  68  /* from the subsection's version to vis_mig_len */
+
+static void test_migration_vis_len(void)
+{
+    const char *props = "-global arm-smmuv3.cmdqs=8 "
+                        "-global arm-smmuv3.cmdq-cmd-ns=1000";
+    static const int32_t bad[] = { -1, (2 << 8) + 1, INT32_MAX };
+    g_autofree char *file = mig_file("vis");
+    g_autofree guint8 *buf = NULL;
+    QTestState *src = smmu_start(props), *dst;
+    gsize len, at;
+    int i;
+
+    cmdq_setup(src, 8);
+    for (i = 0; i < 3; i++) {
+        put_cmd(src, 8, i, cmd_op(OP_SYNC));
+    }
+    wr(src, R_CMDQ_PROD, 2);
+    qtest_clock_step(src, 1);
+    wr(src, R_CMDQ_PROD, 3);
+    qtest_clock_step(src, 499);
+    save_to_file(src, file);
+    g_assert_true(g_file_get_contents(file, (char **)&buf, &len, NULL));
+    at = subsection_at(buf, len, "smmuv3/cmdq-engine");
+    g_assert_cmpuint(ldl_be_p(buf + at), ==, 1);
+    /* two PROD writes pending: two records */
+    g_assert_cmpuint(ldl_be_p(buf + at + 4 + VIS_LEN_OFFSET), ==, 2);
+    dst = load_from_file(props, file, true);
+    qtest_quit(dst);
+
+    for (i = 0; i < ARRAY_SIZE(bad); i++) {
+        stl_be_p(buf + at + 4 + VIS_LEN_OFFSET, bad[i]);
+        g_assert_true(g_file_set_contents(file, (char *)buf, len, NULL));
+        load_from_file(props, file, false);
+    }
+    unlink(file);
+}
+
+/*
+ * Every counter travels, the msi-* ones too; pending commands whose
+ * visibility the stream does not carry (a cost-0 source's, its queue
+ * disabled) count as visible from the first look after loading, not from
+ * a virtual clock read before the clock itself was loaded.
+ */
+static void test_migration_counters(void)
+{
+    const char *props = "-global arm-smmuv3.cmdqs=8 -global arm-smmuv3.msi=on "
+                        "-global arm-smmuv3.cmdq-cmd-ns=1000";
+    g_autofree char *file = mig_file("counters");
+    QTestState *src = smmu_start(props), *dst;
+    int64_t t;
+
+    cmdq_setup(src, 8);
+    put_cmd(src, 8, 0, cmd_sync_msi(MSI_ADDR, 1));
+    put_cmd(src, 8, 1, cmd_sync_msi(MSI_ADDR + 4, 2));
+    wr(src, R_CMDQ_PROD, 2);
+    t = qtest_clock_step(src, 1500);
+    g_assert_cmpint(stat_u64(src, "msi-writes"), ==, 1);
+    save_to_file(src, file);
+    dst = load_from_file(props, file, true);
+    g_assert_cmpint(stat_u64(dst, "msi-writes"), ==, 1);
+    qtest_qmp_assert_success(dst, "{ 'execute': 'cont' }");
+    qtest_clock_set(dst, t + 500);
+    g_assert_cmphex(qtest_readl(dst, MSI_ADDR + 4), ==, 2);
+    g_assert_cmpint(stat_u64(dst, "msi-writes"), ==, 2);
+    qtest_quit(dst);
+    unlink(file);
+
+    /* cost 0, queue disabled with a command pending, 1 ms in */
+    src = smmu_start("-global arm-smmuv3.cmdqs=8");
+    qtest_writeq(src, SMMU_BASE + R_CMDQ_BASE, QUEUE_ADDR | 8);
+    put_cmd(src, 8, 0, cmd_op(OP_SYNC));
+    wr(src, R_CMDQ_PROD, 1);
+    t = qtest_clock_step(src, 1000000);
+    save_to_file(src, file);
+    dst = load_from_file("-global arm-smmuv3.cmdqs=8 "
+                         "-global arm-smmuv3.cmdq-cmd-ns=1000", file, true);
+    unlink(file);
+    qtest_clock_set(dst, t);
+    wr(dst, R_CR0, CR0_CMDQEN);
+    retires_in(dst, 1000, 0, 1);
+    g_assert_cmpint(stat_u64(dst, "max-sync-wait-ns"), ==, 1000);
+    qtest_quit(dst);
+}
+
 /*
  * A stream from a device with a larger command queue than this one's
  * cmdqs, with no engine subsection (upstream QEMU, or smmulab at cost 0),
@@ -1303,7 +1692,6 @@ static void test_migration_bounds(void)
  * map, so its reads show which translation the SMMU uses.  edu starts a
  * DMA 100 ms (at a ms boundary) after its command register is written.
  */
-#define ECAM_BASE       0x3f000000ULL   /* virt, highmem=off */
 #define EDU_BAR         0x10000000ULL
 #define EDU_DEVFN       0x08            /* 00:01.0, StreamID 8 */
 #define GICD_BASE       0x08000000ULL
@@ -1548,6 +1936,26 @@ static void test_e2e_range(void)
     check_e2e_range(true);
 }
 
+/*
+ * STRTAB_BASE_CFG.LOG2SIZE above IDR1.SIDSIZE (16) counts as SIDSIZE, as
+ * the StreamID check already took it.  The stream table's base was
+ * aligned with a shift of 64 - (LOG2SIZE + 5), negative from 60 up
+ * (UBSan: "shift exponent -2 is negative", found by the fuzzer once
+ * its PCI devices made DMA translate).  A base 0x40 above the table is
+ * aligned down to it: the edu's STE is found and its DMA translates.
+ */
+static void test_strtab_log2size_huge(void)
+{
+    QTestState *qts = e2e_start("-global arm-smmuv3.cmdqs=8");
+
+    e2e_setup(qts);
+    pte_set(qts, 0x1000, PAGE(7));
+    qtest_writeq(qts, SMMU_BASE + R_STRTAB_BASE, STRTAB_ADDR + 0x40);
+    wr(qts, R_STRTAB_CFG, 61);                  /* linear, LOG2SIZE 61 */
+    g_assert_cmphex(edu_read_via(qts, 0x1000), ==, fill(7));
+    qtest_quit(qts);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -1573,6 +1981,9 @@ int main(int argc, char **argv)
     qtest_add_func("/smmuv3-cmdq/msi/not-written", test_msi_not_written);
     qtest_add_func("/smmuv3-cmdq/msi/abort", test_msi_abort);
     qtest_add_func("/smmuv3-cmdq/msi/migration", test_msi_migration);
+    qtest_add_func("/smmuv3-cmdq/msi/cs-both", test_msi_cs_both);
+    qtest_add_func("/smmuv3-cmdq/msi/doorbell-dma", test_msi_doorbell);
+    qtest_add_func("/smmuv3-cmdq/cons-write-busy", test_cons_write_busy);
     qtest_add_func("/smmuv3-cmdq/seed", test_seed);
     qtest_add_func("/smmuv3-cmdq/huge-cost", test_huge_cost);
     qtest_add_func("/smmuv3-cmdq/lap/stale-fetch", test_lap_stale_fetch);
@@ -1584,8 +1995,16 @@ int main(int argc, char **argv)
                    test_e2e_inval_at_retire);
     qtest_add_func("/smmuv3-cmdq/e2e/sync-irq", test_e2e_sync_irq);
     qtest_add_func("/smmuv3-cmdq/e2e/range", test_e2e_range);
+    qtest_add_func("/smmuv3-cmdq/e2e/strtab-log2size-huge",
+                   test_strtab_log2size_huge);
     qtest_add_func("/smmuv3-cmdq/migration", test_migration);
     qtest_add_func("/smmuv3-cmdq/migration/bounds", test_migration_bounds);
+    qtest_add_func("/smmuv3-cmdq/migration/to-untimed",
+                   test_migration_to_untimed);
+    qtest_add_func("/smmuv3-cmdq/migration/idr0", test_migration_idr0);
+    qtest_add_func("/smmuv3-cmdq/migration/vis-len", test_migration_vis_len);
+    qtest_add_func("/smmuv3-cmdq/migration/counters",
+                   test_migration_counters);
     qtest_add_func("/smmuv3-cmdq/migration/upstream-compat",
                    test_migration_upstream);
     return g_test_run();

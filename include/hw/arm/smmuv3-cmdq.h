@@ -42,6 +42,13 @@ typedef struct SMMUv3CmdqEngine {
     /* When each pending command became visible (migrated when timed) */
     SMMUCmdqVis vis;
     int32_t vis_mig_len;        /* vis.len, as the migration stream has it */
+    /*
+     * A stream was loaded: the first look after it (when the virtual clock
+     * is loaded too) tracks pending commands the stream had no record of
+     */
+    bool loaded;
+    /* IDR0.MSI and IDR0.SEV as the migration stream has them */
+    uint32_t mig_idr0;
 
     /* Retirement state (migrated when timed) */
     SMMUCmdqPrng prng;
@@ -98,7 +105,8 @@ extern const PropertyInfo smmuv3_cmdq_prop_u64;
     DEFINE_PROP_SMMUV3_U64("cmdq-jitter-ns", _state, _f.costs.jitter_ns),   \
     DEFINE_PROP_SMMUV3_U64("cmdq-seed", _state, _f.seed)
 
-/* The engine's migration subsection of vmstate_smmuv3 */
+/* The engine's migration subsections of vmstate_smmuv3 */
 extern const VMStateDescription vmstate_smmuv3_cmdq_engine;
+extern const VMStateDescription vmstate_smmuv3_cmdq_idr0;
 
 #endif /* HW_ARM_SMMUV3_CMDQ_H */
