@@ -178,7 +178,7 @@ static void cmdq_start_head(SMMUv3State *s, int64_t start)
     e->head_start = start;
     e->head_due = smmu_cmdq_retire_time(start, e->head_cost);
     e->busy = true;
-    trace_smmuv3_cmdq_start(e->head.opcode, Q_CONS(q), e->head_start,
+    trace_smmuv3_engine_start(e->head.opcode, Q_CONS(q), e->head_start,
                             e->head_due);
 }
 
@@ -236,7 +236,7 @@ static void cmdq_stop(SMMUv3State *s)
     SMMUv3CmdqEngine *e = &s->cmdq_engine;
 
     if (e->busy) {
-        trace_smmuv3_cmdq_stop(Q_CONS(&s->cmdq), smmuv3_cmdq_enabled(s),
+        trace_smmuv3_engine_stop(Q_CONS(&s->cmdq), smmuv3_cmdq_enabled(s),
                                cmdq_err_pending(s));
     }
     e->busy = false;
@@ -428,7 +428,7 @@ void smmuv3_cmdq_prod_written(SMMUv3State *s)
     smmu_cmdq_stats_pending(&e->stats, pending);
     if (pending >= 1U << q->log2size) {
         e->stats.full++;
-        trace_smmuv3_cmdq_full(q->prod, q->cons);
+        trace_smmuv3_engine_full(q->prod, q->cons);
     }
 }
 
@@ -453,7 +453,7 @@ void smmuv3_cmdq_retired(SMMUv3State *s, const Cmd *cmd)
 
         /* Kept cheap: this is the upstream path's per-command cost */
         smmu_cmdq_stats_count(&e->stats, &info, pages);
-        trace_smmuv3_cmdq_retire(info.opcode, Q_CONS(q), 0, 0);
+        trace_smmuv3_engine_retire(info.opcode, Q_CONS(q), 0, 0);
         return;
     }
     /* The command executed is the head, decoded when its work began */
@@ -467,10 +467,10 @@ void smmuv3_cmdq_retired(SMMUv3State *s, const Cmd *cmd)
     }
     smmu_cmdq_stats_retire(&e->stats, &e->head, queued, e->head_cost, wait,
                            e->head_pages);
-    trace_smmuv3_cmdq_retire(e->head.opcode, Q_CONS(q), queued,
+    trace_smmuv3_engine_retire(e->head.opcode, Q_CONS(q), queued,
                              e->head_cost);
     if (e->head.cls == SMMU_CMDQ_CLASS_SYNC) {
-        trace_smmuv3_cmdq_sync_done(Q_CONS(q), wait);
+        trace_smmuv3_engine_sync_done(Q_CONS(q), wait);
     }
 }
 
@@ -493,7 +493,7 @@ void smmuv3_cmdq_msi_written(SMMUv3State *s, bool ok)
     }
     st->msi_late_total_ns += late;
     st->msi_late_max_ns = MAX(st->msi_late_max_ns, late);
-    trace_smmuv3_cmdq_msi(Q_CONS(&s->cmdq), ok, late);
+    trace_smmuv3_engine_msi(Q_CONS(&s->cmdq), ok, late);
 }
 
 /*

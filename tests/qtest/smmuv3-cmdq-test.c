@@ -1393,7 +1393,7 @@ static void test_trace_cost0(void)
     g_autofree char *log = g_strdup_printf("%s/smmuv3-cmdq-trace-%d.log",
                                            g_get_tmp_dir(), getpid());
     g_autofree char *props = g_strdup_printf(
-        "-global arm-smmuv3.cmdqs=8 -trace smmuv3_cmdq_retire -D %s", log);
+        "-global arm-smmuv3.cmdqs=8 -trace smmuv3_engine_retire -D %s", log);
     g_autofree char *text = NULL;
     QTestState *qts = smmu_start(props);
     int i, n = 0;
@@ -1408,7 +1408,7 @@ static void test_trace_cost0(void)
     qtest_quit(qts);
     g_assert_true(g_file_get_contents(log, &text, NULL, NULL));
     unlink(log);
-    for (p = text; (p = strstr(p, "smmuv3_cmdq_retire ")); p++) {
+    for (p = text; (p = strstr(p, "smmuv3_engine_retire ")); p++) {
         n++;
     }
     g_assert_cmpint(n, ==, 3);
