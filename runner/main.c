@@ -31,6 +31,7 @@
 #include "run.h"
 #include "scenario.h"
 #include "topology.h"
+#include "trace.h"
 
 static void on_signal(int sig)
 {
@@ -58,7 +59,7 @@ int main(int argc, char **argv)
     g_autofree char *build = NULL, *out = NULL, *report_dir = NULL;
     g_autofree char *topologies = NULL;
     gboolean check = FALSE, no_control = FALSE, list = FALSE;
-    gboolean do_merge = FALSE;
+    gboolean do_merge = FALSE, trace = FALSE;
     g_autofree char *shard = NULL, *only = NULL;
     gint repeat = 0;
     g_autofree char *seed = NULL;
@@ -79,6 +80,10 @@ int main(int argc, char **argv)
           "runs per variant, instead of the scenario's", "N" },
         { "seed", 0, 0, G_OPTION_ARG_STRING, &seed,
           "the scenario's seed, instead of its seed=", "N" },
+        { "trace", 0, 0, G_OPTION_ARG_NONE, &trace,
+          "record each run's timeline for Perfetto's UI "
+          "(NN-...trace.json: the model's queue and the guest's lockups)",
+          NULL },
         { "no-control", 0, 0, G_OPTION_ARG_NONE, &no_control,
           "skip the control runs", NULL },
         { "console-cap", 0, 0, G_OPTION_ARG_INT64, &console_cap,
@@ -244,6 +249,11 @@ int main(int argc, char **argv)
         /* runs.json names them relative to itself */
         g_autofree char *log_rel = g_strdup_printf("%s.log", base);
         g_autofree char *cmd_rel = g_strdup_printf("%s.cmdline", base);
+        g_autofree char *qlog = trace ?
+            g_strdup_printf("%s/%s.qemu-trace.log", out, base) : NULL;
+        g_autofree char *tjson = g_strdup_printf("%s/%s.trace.json", out,
+                                                 base);
+        g_autofree char *tjson_rel = g_strdup_printf("%s.trace.json", base);
         g_autofree char *label = g_strdup_printf("[%u/%u] %s%s%s%s rep %u",
             pl->index, total, pl->control ? "control:" : "", pl->variant,
             pl->point ? " " : "", pl->point ? pl->point : "", pl->rep);
@@ -256,9 +266,11 @@ int main(int argc, char **argv)
             .cmdline_path = cmd, .label = label,
             .console_cap = console_cap > 0 ? console_cap : 64 << 20,
             .seed = pl->seed,
+            .trace_path = qlog,
         };
         g_autoptr(SmmulabRun) r = NULL;
         g_autoptr(GError) rerr = NULL;
+        JsonNode *node;
 
         r = smmulab_run_boot(&spec, &rerr);
         if (!r) {
@@ -271,7 +283,21 @@ int main(int argc, char **argv)
                     r->verdict, r->detail ? ": " : "",
                     r->detail ? r->detail : "", log);
         }
-        json_array_add_element(runs, smmulab_record_run(pl, r, log_rel, cmd_rel));
+        node = smmulab_record_run(pl, r, log_rel, cmd_rel);
+        if (qlog) {
+            g_autoptr(GError) terr = NULL;
+            guint64 ncmd;
+
+            if (smmulab_trace_write(qlog, log, tjson, &ncmd, &terr)) {
+                json_object_set_string_member(json_node_get_object(node),
+                                              "trace", tjson_rel);
+                g_unlink(qlog);
+            } else {
+                fprintf(stderr, "smmulab-run: %s: no timeline: %s\n", label,
+                        terr->message);
+            }
+        }
+        json_array_add_element(runs, node);
         if (!smmulab_record_save(out, sc_json, prov, runs, &err)) {
             fprintf(stderr, "smmulab-run: %s\n", err->message);
             return 1;

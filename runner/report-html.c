@@ -361,10 +361,15 @@ char *report_html(JsonObject *report, JsonArray *runs, const char *svg,
             "<a href=\"%s\">QEMU command line</a>",
             json_object_get_string_member_with_default(r, "log", ""),
             json_object_get_string_member_with_default(r, "cmdline", ""));
+        g_autofree char *trace = !json_object_has_member(r, "trace") ?
+            g_strdup("") : g_markup_printf_escaped(
+            " &middot; <a class=\"trace\" href=\"%s\">timeline for "
+            "ui.perfetto.dev</a> (open the file there)",
+            json_object_get_string_member(r, "trace"));
 
         g_string_append_printf(h, "<div class=\"run\">\n<h3>%s</h3>\n", head);
         report_timeline_svg(h, r);
-        g_string_append_printf(h, "<p>%s</p>\n</div>\n", links);
+        g_string_append_printf(h, "<p>%s%s</p>\n</div>\n", links, trace);
     }
     /* The browser marks each drawing it laid out (tests read the DOM) */
     g_string_append(h, "<script>\n"

@@ -23,6 +23,7 @@
 
 #include "qmp.h"
 #include "run.h"
+#include "trace.h"
 #include "topology.h"
 
 volatile sig_atomic_t smmulab_run_interrupted;
@@ -123,6 +124,12 @@ GPtrArray *smmulab_run_argv(const SmmulabRunSpec *spec, const char *qmp_sock,
         g_ptr_array_add(argv, g_strdup("-qmp"));
         g_ptr_array_add(argv, g_strdup_printf("unix:%s,server=on,wait=off",
                                               qmp_sock));
+    }
+    if (spec->trace_path) {
+        g_ptr_array_add(argv, g_strdup("-trace"));
+        g_ptr_array_add(argv, g_strdup("enable=" SMMULAB_TRACE_EVENTS));
+        g_ptr_array_add(argv, g_strdup("-D"));
+        g_ptr_array_add(argv, g_strdup(spec->trace_path));
     }
     g_ptr_array_add(argv, g_strdup("-kernel"));
     g_ptr_array_add(argv, g_strdup(spec->kernel));

@@ -24,6 +24,8 @@ typedef struct SmmulabRunSpec {
     const char *cmdline_path;   /* the QEMU command line, for people */
     const char *label;          /* for progress lines */
     guint64 console_cap;        /* bytes of console kept (0: 64 MiB) */
+    const char *trace_path;     /* QEMU's -D file for the engine's trace
+                                   events, or NULL: no timeline */
     guint64 seed;               /* this run's: the guest's smmulab.seed, and
                                    the model's cmdq-seed unless set */
 } SmmulabRunSpec;

@@ -37,9 +37,10 @@ check "e2e: seeded repeats differ under icount" \
     grep -q '^  repeats: seeded repeats (a rerun of this file gives them again bit for bit): 1 of 1 repeated runs differ' "$OUT/e2e.out"
 check "e2e: each run booted with its seed" \
     python3 -c "import json,sys; r=json.load(open('$OUT/e2e/runs.json'))['runs']; s=[x['seed'] for x in r]; c=[open('$OUT/e2e/'+x['cmdline']).read() for x in r]; sys.exit(not (s[0] != s[1] and s[2] == s[0] and all('smmulab.seed=' + a in b for a, b in zip(s, c)) and 'cmdq-seed=' + s[0] in c[0]))"
-# The same file again: the same runs and the same report, bit for bit
-# (under icount), but for where it was written and its command line
-"$RUN" --build "$B" --out "$OUT/e2e-again" tests/scenarios/e2e.ini >"$OUT/e2e-again.out" 2>&1
+# The same file again, recording timelines: the same runs and the same
+# report, bit for bit (under icount: tracing does not move the guest), but
+# for where it was written, its command line and the timelines' names
+"$RUN" --build "$B" --trace --out "$OUT/e2e-again" tests/scenarios/e2e.ini >"$OUT/e2e-again.out" 2>&1
 if out=$(python3 - "$OUT/e2e" "$OUT/e2e-again" <<'PY'
 import json, sys
 a, b = (json.load(open(d + "/report.json")) for d in sys.argv[1:3])
@@ -47,7 +48,7 @@ for k in ("provenance",):
     a.pop(k, None); b.pop(k, None)
 def strip(r):
     # host-time figures: how long the host took, not what the guest did
-    for k in ("wall_s", "timeline", "events", "clock_s"):
+    for k in ("wall_s", "timeline", "events", "clock_s", "trace"):
         r.pop(k, None)
     return r
 a["runs"] = [strip(r) for r in a["runs"]]
@@ -64,6 +65,33 @@ PY
     ok "e2e: a second invocation gives the same report.json (host times and provenance aside): $out"
 else
     notok "e2e: a second invocation differs: $out"
+fi
+# The timeline, read as a viewer would: JSON, timestamps in order, the
+# tracks named, one slice per command the model retired, linked from the page
+if out=$(python3 - "$OUT/e2e-again" <<'PY'
+import json, sys
+d = sys.argv[1]
+run = json.load(open(d + "/runs.json"))["runs"][0]
+ev = json.load(open(d + "/" + run["trace"]))["traceEvents"]
+tracks = {e["args"]["name"] for e in ev if e["ph"] == "M"}
+want = {"SMMU model (virtual time)", "command at the head", "CMD_SYNC waits",
+        "queue full", "guest (its own clock)"}
+ts = [e["ts"] for e in ev if e["ph"] != "M"]
+cmds = sum(1 for e in ev if e["ph"] == "X" and e["tid"] == 1)
+syncs = sum(1 for e in ev if e["ph"] == "X" and e["name"] == "CMD_SYNC" and e["tid"] == 2)
+counter = sum(1 for e in ev if e["ph"] == "C")
+html = open(d + "/report.html").read()
+ok = (want <= tracks and ts == sorted(ts) and cmds == run["stats"]["retired"]
+      and syncs == run["stats"]["syncs"] and counter == cmds and cmds > 1000
+      and 'class="trace" href="' + run["trace"] + '"' in html)
+print(f"{len(ev)} events, {cmds} commands (model: {run['stats']['retired']}), "
+      f"{syncs} CMD_SYNC waits, tracks {sorted(tracks)}")
+sys.exit(0 if ok else 1)
+PY
+); then
+    ok "e2e: --trace timeline loads: $out"
+else
+    notok "e2e: --trace timeline: $out"
 fi
 check "e2e: control clean, result reliable" grep -q 'the comparison stands' "$OUT/e2e.out"
 check "e2e: table has the variant and its control" \

@@ -178,8 +178,8 @@ static void cmdq_start_head(SMMUv3State *s, int64_t start)
     e->head_start = start;
     e->head_due = smmu_cmdq_retire_time(start, e->head_cost);
     e->busy = true;
-    trace_smmuv3_engine_start(e->head.opcode, Q_CONS(q), e->head_start,
-                            e->head_due);
+    trace_smmuv3_engine_start(e->head.opcode, Q_CONS(q), cmdq_pending(q),
+                              e->head_start, e->head_due);
 }
 
 /*
@@ -428,7 +428,7 @@ void smmuv3_cmdq_prod_written(SMMUv3State *s)
     smmu_cmdq_stats_pending(&e->stats, pending);
     if (pending >= 1U << q->log2size) {
         e->stats.full++;
-        trace_smmuv3_engine_full(q->prod, q->cons);
+        trace_smmuv3_engine_full(q->prod, q->cons, cmdq_now());
     }
 }
 
@@ -468,7 +468,7 @@ void smmuv3_cmdq_retired(SMMUv3State *s, const Cmd *cmd)
     smmu_cmdq_stats_retire(&e->stats, &e->head, queued, e->head_cost, wait,
                            e->head_pages);
     trace_smmuv3_engine_retire(e->head.opcode, Q_CONS(q), queued,
-                             e->head_cost);
+                               e->head_cost);
     if (e->head.cls == SMMU_CMDQ_CLASS_SYNC) {
         trace_smmuv3_engine_sync_done(Q_CONS(q), wait);
     }
