@@ -566,12 +566,12 @@ static void cmdq_set_qs(Object *obj, Visitor *v, const char *name,
 
     if (!visit_type_int64(v, name, &value, &err)) {
         error_free(err);
-        error_setg(errp, "arm-smmuv3: %s must be an integer in 0..%u", name,
+        error_setg(errp, "%s must be an integer in 0..%u", name,
                    SMMU_CMDQ_TIMING_MAX_QS);
         return;
     }
     if (value < 0 || value > SMMU_CMDQ_TIMING_MAX_QS) {
-        error_setg(errp, "arm-smmuv3: %s=%" PRId64 " is out of range 0..%u",
+        error_setg(errp, "%s=%" PRId64 " is out of range 0..%u",
                    name, value, SMMU_CMDQ_TIMING_MAX_QS);
         return;
     }
@@ -610,7 +610,7 @@ static void cmdq_set_u64(Object *obj, Visitor *v, const char *name,
 
     if (!visit_type_size(v, name, &value, &err)) {
         error_free(err);
-        error_setg(errp, "arm-smmuv3: %s must be an integer in "
+        error_setg(errp, "%s must be an integer in "
                    "0..18446744073709551615", name);
         return;
     }
