@@ -22,6 +22,13 @@
 #     -S FILE      write the model's cmdq-stats (JSON, read over QMP after
 #                  the guest powers off) to FILE
 #     -q           do not echo the console
+#     -G PORT      stop at the first soft lockup under QEMU's gdbstub: the
+#                  guest panics there (softlockup_panic=1), QEMU starts
+#                  halted and waits for gdb on tcp::PORT; attach with the
+#                  command this prints (gdb-multiarch, the kernel's symbols
+#                  from BUILDDIR/linux/obj/vmlinux, a breakpoint on panic).
+#                  With -I the stop comes at the same virtual instant on
+#                  every rerun (docs/guest.md, "Stopping at a lockup")
 #
 # Exit status: 0 the guest ran its workload and powered off (RESULT
 # status=ok); 1 the workload reported an error; 2 kernel panic; 3 timeout;
@@ -43,7 +50,8 @@ statsf=""
 qemu=""
 icount=""
 initrd=""
-while getopts "b:w:T:a:s:t:c:m:k:i:l:S:Q:I:q" opt; do
+gdbport=""
+while getopts "b:w:T:a:s:t:c:m:k:i:l:S:Q:I:G:q" opt; do
     case $opt in
     b) B=$OPTARG ;;
     w) workload=$OPTARG ;;
@@ -59,6 +67,7 @@ while getopts "b:w:T:a:s:t:c:m:k:i:l:S:Q:I:q" opt; do
     S) statsf=$OPTARG ;;
     Q) qemu=$OPTARG ;;
     I) icount=$OPTARG ;;
+    G) gdbport=$OPTARG ;;
     q) quiet=1 ;;
     *) sed -n '2,/^set -e/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 4 ;;
     esac
@@ -88,11 +97,22 @@ machine=$("$topology_tool" --file "$topofile" --machine "${icount_opt[@]}" \
           "$workload" "${topo[@]}") || exit 4
 mapfile -t machine <<<"$machine"
 workload_append=$("$topology_tool" --file "$topofile" --append "$workload" "${topo[@]}")
+# -G: the first soft lockup panics, so that a breakpoint on panic stops there
+[ -z "$gdbport" ] || append="$append softlockup_panic=1"
 cmd=("$qemu" "${machine[@]}" -kernel "$kernel" -initrd "$initrd"
      -append "$workload_append$append")
 for p in "${props[@]}"; do
     cmd+=(-global "arm-smmuv3.$p")
 done
+if [ -n "$gdbport" ]; then
+    case $gdbport in ''|*[!0-9]*) die "-G $gdbport: not a TCP port" ;; esac
+    cmd+=(-gdb "tcp:127.0.0.1:$gdbport" -S)
+    vmlinux=$B/linux/obj/vmlinux
+    [ -e "$vmlinux" ] || vmlinux="VMLINUX (the kernel's vmlinux)"
+    log "QEMU waits for gdb on port $gdbport; the guest panics at its first soft lockup. Attach with:"
+    log "  gdb-multiarch $vmlinux -ex 'target remote 127.0.0.1:$gdbport' -ex 'break panic' -ex continue"
+    log "then: info threads (one per vCPU), thread N, bt"
+fi
 cmd+=("$@")
 if [ -n "$statsf" ]; then
     stats_tool=$B/runner/smmulab-stats
