@@ -443,6 +443,7 @@ void report_verdicts(GString *t, JsonBuilder *b, JsonObject *sc,
         sc, "primary", NULL);
     const VerdictSet *vs = report_verdict_set(kind);
     g_autoptr(GPtrArray) lines = g_ptr_array_new_with_free_func(line_free);
+    g_autoptr(GPtrArray) ids = g_ptr_array_new();
     g_autoptr(GString) missing = g_string_new(NULL);
     const Column *base;
     guint np = points ? json_array_get_length(points) : 0, p, c, i;
@@ -455,31 +456,28 @@ void report_verdicts(GString *t, JsonBuilder *b, JsonObject *sc,
             json_array_get_object_element(vars, 0), "name");
     }
     base = find_column(cols, bname);
+    /* What is compared: runs with an event, the workload's set, primary */
+    g_ptr_array_add(ids, (gpointer)REPORT_RUNS_WITH_LOCKUP);
+    g_ptr_array_add(ids, (gpointer)REPORT_RUNS_WITH_TIMEOUT);
+    for (i = 0; vs && i < G_N_ELEMENTS(vs->ids) && vs->ids[i]; i++) {
+        g_ptr_array_add(ids, (gpointer)vs->ids[i]);
+    }
+    if (primary && !g_ptr_array_find_with_equal_func(ids, primary,
+                                                     g_str_equal, NULL)) {
+        g_ptr_array_add(ids, (gpointer)primary);
+    }
     for (p = 0; base && p < (np ? np : 1); p++) {
         const char *pt = np ? json_array_get_string_element(points, p) : NULL;
 
         for (c = 0; c < cols->len; c++) {
             const Column *col = g_ptr_array_index(cols, c);
-            const char *ids[8];
-            guint nid = 0;
-            gboolean have_primary = FALSE;
 
             if (col->control || col == base) {
                 continue;
             }
-            ids[nid++] = REPORT_RUNS_WITH_LOCKUP;
-            ids[nid++] = REPORT_RUNS_WITH_TIMEOUT;
-            for (i = 0; vs && i < G_N_ELEMENTS(vs->ids) && vs->ids[i]; i++) {
-                ids[nid++] = vs->ids[i];
-            }
-            for (i = 0; primary && i < nid; i++) {
-                have_primary |= !strcmp(ids[i], primary);
-            }
-            if (primary && !have_primary) {
-                ids[nid++] = primary;
-            }
-            for (i = 0; i < nid; i++) {
-                Line *l = compare(runs, kind, ids[i], col, base, pt);
+            for (i = 0; i < ids->len; i++) {
+                const char *id = g_ptr_array_index(ids, i);
+                Line *l = compare(runs, kind, id, col, base, pt);
 
                 if (!l) {
                     if (i == 0) {
@@ -495,7 +493,7 @@ void report_verdicts(GString *t, JsonBuilder *b, JsonObject *sc,
                     }
                     continue;
                 }
-                l->primary = primary && !strcmp(ids[i], primary);
+                l->primary = primary && !strcmp(id, primary);
                 g_ptr_array_add(lines, l);
             }
         }
