@@ -59,13 +59,12 @@ double smmulab_fisher_exact(unsigned ka, unsigned na, unsigned kb,
 /*
  * Mann-Whitney U (Wilcoxon rank-sum) test, two-sided, of @a against @b:
  * the exact permutation distribution of the rank sum of @a, with
- * mid-ranks for ties, counted by dynamic programming.  Beyond
- * SMMULAB_MWU_EXACT_CELLS cells of that count (about 130 + 130 runs) the
- * normal approximation with tie and continuity corrections is used, and
- * *@exact says so.  Returns the p-value (1 when a sample is empty) and, in
+ * mid-ranks for ties, counted by dynamic programming, up to 110 + 110
+ * runs (about a second of work; the runner allows 100 per variant).
+ * Beyond, the normal approximation with tie and continuity corrections is
+ * used, and *@exact says so.  Returns the p-value (1 when a sample is empty) and, in
  * @u if not NULL, U of @a (pairs a > b, ties counting one half).
  */
-#define SMMULAB_MWU_EXACT_CELLS 80000000
 double smmulab_mann_whitney(const double *a, size_t na, const double *b,
                             size_t nb, double *u, bool *exact);
 

@@ -286,9 +286,8 @@ int main(int argc, char **argv)
         node = smmulab_record_run(pl, r, log_rel, cmd_rel);
         if (qlog) {
             g_autoptr(GError) terr = NULL;
-            guint64 ncmd;
 
-            if (smmulab_trace_write(qlog, log, tjson, &ncmd, &terr)) {
+            if (smmulab_trace_write(qlog, log, tjson, &terr)) {
                 json_object_set_string_member(json_node_get_object(node),
                                               "trace", tjson_rel);
                 g_unlink(qlog);

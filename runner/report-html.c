@@ -169,12 +169,14 @@ static void value_cells(GString *h, JsonObject *c, int decimals)
     mean = report_fmt(json_object_get_double_member(c, "mean"), decimals);
     lo = report_fmt(json_object_get_double_member(c, "min"), decimals);
     hi = report_fmt(json_object_get_double_member(c, "max"), decimals);
-    g_string_append_printf(h, "<td class=\"num\">%s</td><td class=\"range\">"
-                           "%s%s%s%s</td>", mean,
-                           json_object_get_int_member(c, "n") > 1 ? lo : "",
-                           json_object_get_int_member(c, "n") > 1 ? ".." : "",
-                           json_object_get_int_member(c, "n") > 1 ? hi : "",
-                           "");
+    if (json_object_get_int_member(c, "n") > 1) {
+        g_string_append_printf(h, "<td class=\"num\">%s</td>"
+                               "<td class=\"range\">%s..%s</td>", mean, lo,
+                               hi);
+    } else {
+        g_string_append_printf(h, "<td class=\"num\">%s</td>"
+                               "<td class=\"range\"></td>", mean);
+    }
 }
 
 /* The figures of one point (or of the whole scenario) as a table */

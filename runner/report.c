@@ -45,7 +45,9 @@ static char *determinism(JsonObject *sc, JsonArray *runs, JsonBuilder *b)
     g_autoptr(GHashTable) seen = g_hash_table_new_full(g_str_hash,
                                                        g_str_equal, g_free,
                                                        NULL);
-    g_autoptr(GHashTable) first = g_hash_table_new(g_str_hash, g_str_equal);
+    g_autoptr(GHashTable) first = g_hash_table_new_full(g_str_hash,
+                                                        g_str_equal, g_free,
+                                                        g_free);
     g_autoptr(GString) diff = g_string_new(NULL);
     guint i, compared = 0, repeated = 0;
     gboolean seeded = FALSE;
@@ -88,17 +90,6 @@ static char *determinism(JsonObject *sc, JsonArray *runs, JsonBuilder *b)
                 json_object_get_int_member(r, "rep"));
         }
         g_free(sig);
-    }
-    {
-        GHashTableIter it;
-        gpointer k, v;
-
-        /* the first runs' signatures are owned by @first */
-        g_hash_table_iter_init(&it, first);
-        while (g_hash_table_iter_next(&it, &k, &v)) {
-            g_free(k);
-            g_free(v);
-        }
     }
     if (seeded) {
         json_builder_set_member_name(b, "deterministic");

@@ -90,7 +90,7 @@ static void meta(GString *out, int pid, int tid, const char *what,
 }
 
 /* The model's events, from QEMU's log backend lines */
-static void model_events(const char *text, GArray *ev, guint64 *ncmd)
+static void model_events(const char *text, GArray *ev)
 {
     g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
     int64_t last_due = -1;
@@ -121,7 +121,6 @@ static void model_events(const char *text, GArray *ev, guint64 *ncmd)
                 "\"ph\":\"C\",\"pid\":%d,\"name\":\"commands pending\","
                 "\"args\":{\"pending\":%u}", PID_MODEL, pending));
             last_due = due;
-            (*ncmd)++;
         } else if (sscanf(l, "smmuv3_engine_sync_done cons=0x%x "
                           "wait=%" SCNu64 "ns", &cons, &wait) == 2 &&
                    last_due >= 0) {
@@ -172,8 +171,7 @@ static void guest_events(const char *text, GArray *ev, GHashTable *cpus)
 }
 
 gboolean smmulab_trace_write(const char *qemu_log, const char *console_log,
-                             const char *out, guint64 *ncommands,
-                             GError **err)
+                             const char *out, GError **err)
 {
     g_autofree char *qtext = NULL, *ctext = NULL;
     g_autoptr(GArray) ev = g_array_new(FALSE, FALSE, sizeof(Event));
@@ -183,16 +181,14 @@ gboolean smmulab_trace_write(const char *qemu_log, const char *console_log,
     g_autoptr(GList) tids = NULL;
     GList *l;
     guint i;
-    gboolean ok;
 
-    *ncommands = 0;
     if (!g_file_get_contents(qemu_log, &qtext, NULL, err)) {
         return FALSE;
     }
     if (console_log) {
         g_file_get_contents(console_log, &ctext, NULL, NULL);
     }
-    model_events(qtext, ev, ncommands);
+    model_events(qtext, ev);
     if (ctext) {
         guest_events(ctext, ev, cpus);
     }
@@ -225,6 +221,5 @@ gboolean smmulab_trace_write(const char *qemu_log, const char *console_log,
         g_string_append_c(s, '\n');
     }
     g_string_append(s, "]}\n");
-    ok = g_file_set_contents(out, s->str, s->len, err);
-    return ok;
+    return g_file_set_contents(out, s->str, s->len, err);
 }

@@ -17,11 +17,9 @@
 /*
  * Write @out, a Chrome JSON trace, from @qemu_log (QEMU's -D file with the
  * smmuv3_engine_* events) and @console_log (the guest's console; may be
- * NULL).  *@ncommands gets the commands seen to start.  FALSE with @err
- * when a file cannot be read or written.
+ * NULL).  FALSE with @err when a file cannot be read or written.
  */
 gboolean smmulab_trace_write(const char *qemu_log, const char *console_log,
-                             const char *out, guint64 *ncommands,
-                             GError **err);
+                             const char *out, GError **err);
 
 #endif

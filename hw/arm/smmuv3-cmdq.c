@@ -428,7 +428,10 @@ void smmuv3_cmdq_prod_written(SMMUv3State *s)
     smmu_cmdq_stats_pending(&e->stats, pending);
     if (pending >= 1U << q->log2size) {
         e->stats.full++;
-        trace_smmuv3_engine_full(q->prod, q->cons, cmdq_now());
+        /* the clock is read only for a trace that records it */
+        if (trace_event_get_state_backends(TRACE_SMMUV3_ENGINE_FULL)) {
+            trace_smmuv3_engine_full(q->prod, q->cons, cmdq_now());
+        }
     }
 }
 

@@ -196,6 +196,11 @@ static void test_mann_whitney_normal(void)
         a[i] = i + 1;
         b[i] = i + 151;
     }
+    /* Exact up to 110 + 110 (docs/scenarios.md), not at 111 + 111 */
+    p = smmulab_mann_whitney(a, 110, b, 110, &u, &exact);
+    g_assert_true(exact);
+    p = smmulab_mann_whitney(a, 111, b, 111, &u, &exact);
+    g_assert_false(exact);
     /* Past the exact work limit: the normal approximation, and it says so */
     p = smmulab_mann_whitney(a, 150, b, 150, &u, &exact);
     g_assert_false(exact);
