@@ -676,15 +676,6 @@ static Cmd cmd_sync_msi(uint64_t addr, uint32_t data)
     return c;
 }
 
-static uint64_t stat_u64(QTestState *qts, const char *name)
-{
-    QDict *resp, *st = stats_get(qts, &resp);
-    uint64_t v = qdict_get_int(st, name);
-
-    qobject_unref(resp);
-    return v;
-}
-
 /*
  * With msi=on a CMD_SYNC's MSI write lands exactly when it retires, by
  * the timer alone (the guest polls memory, no register access), and not
@@ -705,9 +696,9 @@ static void test_msi_at_retire(void)
     g_assert_cmphex(qtest_readl(qts, MSI_ADDR), ==, 0xffffffff);
     qtest_clock_step(qts, 1);
     g_assert_cmphex(qtest_readl(qts, MSI_ADDR), ==, 0x5a5a);
-    g_assert_cmpint(stat_u64(qts, "msi-writes"), ==, 1);
-    g_assert_cmpint(stat_u64(qts, "msi-aborts"), ==, 0);
-    g_assert_cmpint(stat_u64(qts, "msi-late-max-ns"), ==, 0);
+    g_assert_cmpint(get_stat(qts, "msi-writes"), ==, 1);
+    g_assert_cmpint(get_stat(qts, "msi-aborts"), ==, 0);
+    g_assert_cmpint(get_stat(qts, "msi-late-max-ns"), ==, 0);
     g_assert_cmphex(cons(qts), ==, 2);
 
     /* a second one, MSIDATA 0 as Linux writes it */
@@ -718,7 +709,7 @@ static void test_msi_at_retire(void)
     g_assert_cmphex(qtest_readl(qts, MSI_ADDR + 4), ==, 0xffffffff);
     qtest_clock_step(qts, 1);
     g_assert_cmphex(qtest_readl(qts, MSI_ADDR + 4), ==, 0);
-    g_assert_cmpint(stat_u64(qts, "msi-writes"), ==, 2);
+    g_assert_cmpint(get_stat(qts, "msi-writes"), ==, 2);
     qtest_quit(qts);
 }
 
@@ -755,7 +746,7 @@ static void test_msi_not_written(void)
         qtest_clock_step(qts, 2000);
         g_assert_cmphex(cons(qts), ==, 1);
         g_assert_cmphex(qtest_readl(qts, MSI_ADDR), ==, 0xffffffff);
-        g_assert_cmpint(stat_u64(qts, "msi-writes"), ==, 0);
+        g_assert_cmpint(get_stat(qts, "msi-writes"), ==, 0);
         qtest_quit(qts);
     }
 
@@ -765,7 +756,7 @@ static void test_msi_not_written(void)
     put_cmd(qts, 8, 0, cmd_sync_msi(MSI_ADDR, 9));
     wr(qts, R_CMDQ_PROD, 1);
     g_assert_cmphex(qtest_readl(qts, MSI_ADDR), ==, 9);
-    g_assert_cmpint(stat_u64(qts, "msi-writes"), ==, 1);
+    g_assert_cmpint(get_stat(qts, "msi-writes"), ==, 1);
     qtest_quit(qts);
 }
 
@@ -787,8 +778,8 @@ static void test_msi_abort(void)
     g_assert_cmphex(cons(qts), ==, 1);
     g_assert_cmphex(rd(qts, R_GERROR) ^ rd(qts, R_GERRORN), ==,
                     GERROR_MSI_CMDQ_ABT_ERR);
-    g_assert_cmpint(stat_u64(qts, "msi-writes"), ==, 1);
-    g_assert_cmpint(stat_u64(qts, "msi-aborts"), ==, 1);
+    g_assert_cmpint(get_stat(qts, "msi-writes"), ==, 1);
+    g_assert_cmpint(get_stat(qts, "msi-aborts"), ==, 1);
     qtest_quit(qts);
 }
 
@@ -815,8 +806,8 @@ static void test_msi_cs_both(void)
     qtest_clock_step(qts, 1);
     g_assert_cmphex(qtest_readl(qts, MSI_ADDR), ==, 0x33);
     qtest_clock_step(qts, 10000);
-    g_assert_cmpint(stat_u64(qts, "msi-writes"), ==, 1);
-    g_assert_cmpint(stat_u64(qts, "msi-late-max-ns"), ==, 0);
+    g_assert_cmpint(get_stat(qts, "msi-writes"), ==, 1);
+    g_assert_cmpint(get_stat(qts, "msi-late-max-ns"), ==, 0);
     g_assert_cmphex(cons(qts), ==, 1);
     qtest_quit(qts);
 }
@@ -854,8 +845,8 @@ static void test_cons_write_busy(void)
     g_assert_cmphex(qtest_readl(qts, MSI_ADDR), ==, 0x4242);
     g_assert_cmphex(cons(qts), ==, 2);
     /* only the published CMD_SYNC ran; the skipped TLBI did not */
-    g_assert_cmpint(stat_u64(qts, "retired"), ==, 1);
-    g_assert_cmpint(stat_u64(qts, "msi-writes"), ==, 1);
+    g_assert_cmpint(get_stat(qts, "retired"), ==, 1);
+    g_assert_cmpint(get_stat(qts, "msi-writes"), ==, 1);
     qtest_quit(qts);
 }
 
@@ -932,8 +923,8 @@ static void check_msi_doorbell(const char *cost)
     /* the e1000e took the doorbell and read its descriptor */
     g_assert_cmphex(qtest_readl(qts, E1000E_BAR + E1000E_TDT), ==, 1);
     g_assert_cmphex(qtest_readl(qts, E1000E_BAR + E1000E_TDH), ==, 1);
-    g_assert_cmpint(stat_u64(qts, "msi-writes"), ==, 1);
-    g_assert_cmpint(stat_u64(qts, "msi-aborts"), ==, 0);
+    g_assert_cmpint(get_stat(qts, "msi-writes"), ==, 1);
+    g_assert_cmpint(get_stat(qts, "msi-aborts"), ==, 0);
     qtest_quit(qts);
     alarm(0);
 }
@@ -1111,7 +1102,7 @@ static void test_msi_migration(void)
     qtest_qmp_assert_success(src, "{ 'execute': 'migrate', 'arguments': "
                              "{ 'uri': %s } }", uri);
     wait_migration(src);
-    g_assert_cmpint(stat_u64(src, "msi-writes"), ==, 0);
+    g_assert_cmpint(get_stat(src, "msi-writes"), ==, 0);
     qtest_quit(src);
 
     dst = smmu_start(dst_args);
@@ -1132,7 +1123,7 @@ static void test_msi_migration(void)
     qtest_clock_step(dst, 10000);
     g_assert_cmphex(qtest_readl(dst, MSI_ADDR), ==, 0xffffffff);
     g_assert_cmphex(cons(dst), ==, 1);
-    g_assert_cmpint(stat_u64(dst, "msi-writes"), ==, 1);
+    g_assert_cmpint(get_stat(dst, "msi-writes"), ==, 1);
     qtest_quit(dst);
 }
 
@@ -1497,8 +1488,8 @@ static void test_migration_to_untimed(void)
     /* no register access yet */
     g_assert_cmphex(qtest_readl(dst, MSI_ADDR), ==, 0x99);
     g_assert_cmphex(cons(dst), ==, 3);
-    g_assert_cmpint(stat_u64(dst, "retired"), ==, 3);
-    g_assert_cmpint(stat_u64(dst, "msi-writes"), ==, 1);
+    g_assert_cmpint(get_stat(dst, "retired"), ==, 3);
+    g_assert_cmpint(get_stat(dst, "msi-writes"), ==, 1);
     qtest_quit(dst);
 }
 
@@ -1621,14 +1612,14 @@ static void test_migration_counters(void)
     put_cmd(src, 8, 1, cmd_sync_msi(MSI_ADDR + 4, 2));
     wr(src, R_CMDQ_PROD, 2);
     t = qtest_clock_step(src, 1500);
-    g_assert_cmpint(stat_u64(src, "msi-writes"), ==, 1);
+    g_assert_cmpint(get_stat(src, "msi-writes"), ==, 1);
     save_to_file(src, file);
     dst = load_from_file(props, file, true);
-    g_assert_cmpint(stat_u64(dst, "msi-writes"), ==, 1);
+    g_assert_cmpint(get_stat(dst, "msi-writes"), ==, 1);
     qtest_qmp_assert_success(dst, "{ 'execute': 'cont' }");
     qtest_clock_set(dst, t + 500);
     g_assert_cmphex(qtest_readl(dst, MSI_ADDR + 4), ==, 2);
-    g_assert_cmpint(stat_u64(dst, "msi-writes"), ==, 2);
+    g_assert_cmpint(get_stat(dst, "msi-writes"), ==, 2);
     qtest_quit(dst);
     unlink(file);
 
@@ -1645,7 +1636,7 @@ static void test_migration_counters(void)
     qtest_clock_set(dst, t);
     wr(dst, R_CR0, CR0_CMDQEN);
     retires_in(dst, 1000, 0, 1);
-    g_assert_cmpint(stat_u64(dst, "max-sync-wait-ns"), ==, 1000);
+    g_assert_cmpint(get_stat(dst, "max-sync-wait-ns"), ==, 1000);
     qtest_quit(dst);
 }
 
