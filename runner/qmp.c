@@ -285,7 +285,7 @@ JsonNode *smmulab_qmp_cmdq_stats(SmmulabQmp *q, const char *smmu_path,
                                  GError **err)
 {
     g_autofree char *args = g_strdup_printf(
-        "{\"path\": \"%s\", \"property\": \"cmdq-stats\"}", smmu_path);
+        "{\"path\": \"%s\", \"property\": \"x-cmdq-stats\"}", smmu_path);
 
     return smmulab_qmp_execute(q, "qom-get", args, err);
 }

@@ -40,7 +40,7 @@ gboolean smmulab_qmp_event_seen(SmmulabQmp *q, const char *name);
 /* QOM path of the (first) arm-smmuv3 device, found under /machine. */
 char *smmulab_qmp_find_smmu(SmmulabQmp *q, GError **err);
 
-/* qom-get PATH cmdq-stats */
+/* qom-get PATH x-cmdq-stats */
 JsonNode *smmulab_qmp_cmdq_stats(SmmulabQmp *q, const char *smmu_path,
                                  GError **err);
 

@@ -65,7 +65,7 @@ typedef struct SmmulabRun {
     double clock_s;             /* seconds since QEMU started, as scanned */
     GArray *samples;            /* SmmulabSample, about one per second */
     GArray *events;             /* SmmulabEvent: lockups and timeouts */
-    JsonNode *stats;            /* the model's cmdq-stats at the end */
+    JsonNode *stats;            /* the model's x-cmdq-stats at the end */
 } SmmulabRun;
 
 /* The QEMU command line of @spec (NULL-terminated), or NULL with @err */

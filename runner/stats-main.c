@@ -1,5 +1,5 @@
 /*
- * smmulab-stats: read the SMMU model's cmdq-stats counters over QMP
+ * smmulab-stats: read the SMMU model's x-cmdq-stats counters over QMP
  *
  *   smmulab-stats --qmp SOCKET [--wait-shutdown SECONDS] [--quit]
  *
@@ -29,7 +29,7 @@ int main(int argc, char **argv)
         { NULL }
     };
     g_autoptr(GOptionContext) ctx =
-        g_option_context_new("- print the SMMU model's cmdq-stats");
+        g_option_context_new("- print the SMMU model's x-cmdq-stats");
     g_autoptr(GError) err = NULL;
     g_autoptr(JsonNode) stats = NULL;
     g_autofree char *path = NULL;

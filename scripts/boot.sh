@@ -19,7 +19,7 @@
 #     -l LOG       console log (default: DIR/logs/boot.log)
 #     -Q QEMU      the QEMU binary (default: DIR/qemu-system-aarch64)
 #     -I SHIFT     deterministic: -icount shift=SHIFT,sleep=off, one TCG thread
-#     -S FILE      write the model's cmdq-stats (JSON, read over QMP after
+#     -S FILE      write the model's x-cmdq-stats (JSON, read over QMP after
 #                  the guest powers off) to FILE
 #     -q           do not echo the console
 #     -G PORT      stop at the first soft lockup under QEMU's gdbstub: the

@@ -14,11 +14,10 @@
 
 /* Device life cycle */
 void smmuv3_cmdq_engine_class_init(ObjectClass *klass);
-void smmuv3_cmdq_engine_realize(SMMUv3State *s);
+bool smmuv3_cmdq_engine_realize(SMMUv3State *s, Error **errp);
 void smmuv3_cmdq_engine_unrealize(SMMUv3State *s);
 void smmuv3_cmdq_engine_reset(SMMUv3State *s);
 /* After any migration stream loaded, with or without the subsection */
-void smmuv3_cmdq_engine_pre_load(SMMUv3State *s);
 int smmuv3_cmdq_engine_post_load(SMMUv3State *s);
 
 /* Register hooks */
@@ -29,8 +28,7 @@ void smmuv3_cmdq_cons_read(SMMUv3State *s);
 
 /* Command hooks, from smmuv3_cmdq_consume() */
 void smmuv3_cmdq_retired(SMMUv3State *s, const Cmd *cmd);
-void smmuv3_cmdq_msi_written(SMMUv3State *s, bool ok);
-uint8_t smmuv3_cmdq_range_tg(SMMUv3State *s, const Cmd *cmd);
+uint64_t smmuv3_cmdq_msi_written(SMMUv3State *s, bool ok);
 
 /*
  * Provided by smmuv3.c: execute up to @max commands from CONS, stopping

@@ -26,7 +26,6 @@
 #include "system/dma.h"
 #include "migration/qemu-file-types.h"
 #include "smmuv3-cmdq-internal.h"
-#include "hw/core/qdev-prop-internal.h"
 #include "trace.h"
 
 static int64_t cmdq_now(void)
@@ -80,11 +79,11 @@ static SMMUCmdqClass cmdq_class(uint8_t opcode)
 /*
  * Decode what costing and counting need; returns the pages a TLBI by
  * address covers (0 for other commands).  Without RIL, range fields are a
- * guest error, logged and counted here for every TLBI by address (at any
- * exception level, executed by smmuv3.c or not), and the command covers
- * one page, as on hardware without range invalidation.
+ * guest error (smmuv3.c logs it), counted here for every TLBI by address,
+ * and the command covers one page, as on hardware without range
+ * invalidation.
  */
-static uint64_t cmdq_decode(SMMUv3CmdqEngine *e, const Cmd *cmd,
+static uint64_t cmdq_decode(SMMUv3State *s, const Cmd *cmd,
                             SMMUCmdqCmdInfo *info)
 {
     info->opcode = CMD_TYPE(cmd);
@@ -97,15 +96,10 @@ static uint64_t cmdq_decode(SMMUv3CmdqEngine *e, const Cmd *cmd,
     info->num = CMD_NUM(cmd);
     info->scale = CMD_SCALE(cmd);
     info->range = info->tg != 0;
-    if (info->range && !e->ril) {
-        qemu_log_mask(LOG_GUEST_ERROR,
-                      "smmuv3-cmdq: %s with range fields (TG=%u NUM=%u "
-                      "SCALE=%u) but IDR3.RIL=0: invalidating one page\n",
-                      smmu_cmd_string(info->opcode), info->tg, info->num,
-                      info->scale);
-        e->stats.ril_off_ranges++;
+    if (info->range && !s->ril) {
+        s->cmdq_engine.stats.ril_off_ranges++;
     }
-    return smmu_cmdq_tlbi_pages(info, e->ril);
+    return smmu_cmdq_tlbi_pages(info, s->ril);
 }
 
 /*
@@ -172,8 +166,8 @@ static void cmdq_start_head(SMMUv3State *s, int64_t start)
     if (!e->head_fetched) {
         memset(e->head_words, 0, sizeof(e->head_words));
     }
-    e->head_pages = cmdq_decode(e, cmdq_head_cmd(e), &e->head);
-    e->head_cost = smmu_cmdq_cost(&e->costs, &e->prng, &e->head, e->ril);
+    e->head_pages = cmdq_decode(s, cmdq_head_cmd(e), &e->head);
+    e->head_cost = smmu_cmdq_cost(&e->costs, &e->prng, &e->head, s->ril);
     e->head_cons = cmdq_pos(q, q->cons);
     e->head_start = start;
     e->head_due = smmu_cmdq_retire_time(start, e->head_cost);
@@ -452,7 +446,7 @@ void smmuv3_cmdq_retired(SMMUv3State *s, const Cmd *cmd)
 
     if (!e->timed) {
         SMMUCmdqCmdInfo info;
-        uint64_t pages = cmdq_decode(e, cmd, &info);
+        uint64_t pages = cmdq_decode(s, cmd, &info);
 
         /* Kept cheap: this is the upstream path's per-command cost */
         smmu_cmdq_stats_count(&e->stats, &info, pages);
@@ -481,8 +475,9 @@ void smmuv3_cmdq_retired(SMMUv3State *s, const Cmd *cmd)
  * A CMD_SYNC signalled its completion by an MSI write (aborted or not).
  * Nothing shows it to the guest but memory, so how late the host applied
  * it is counted: its due time against the virtual time of the write.
+ * Returns that lateness in ns.
  */
-void smmuv3_cmdq_msi_written(SMMUv3State *s, bool ok)
+uint64_t smmuv3_cmdq_msi_written(SMMUv3State *s, bool ok)
 {
     SMMUv3CmdqEngine *e = &s->cmdq_engine;
     SMMUCmdqStats *st = &e->stats;
@@ -496,26 +491,36 @@ void smmuv3_cmdq_msi_written(SMMUv3State *s, bool ok)
     }
     st->msi_late_total_ns += late;
     st->msi_late_max_ns = MAX(st->msi_late_max_ns, late);
-    trace_smmuv3_engine_msi(Q_CONS(&s->cmdq), ok, late);
+    return late;
 }
 
-/*
- * The TG a TLBI by address is executed with: without RIL, none (one page;
- * cmdq_decode() logged and counted the range fields).
- */
-uint8_t smmuv3_cmdq_range_tg(SMMUv3State *s, const Cmd *cmd)
-{
-    return s->cmdq_engine.ril ? CMD_TG(cmd) : 0;
-}
-
-void smmuv3_cmdq_engine_realize(SMMUv3State *s)
+bool smmuv3_cmdq_engine_realize(SMMUv3State *s, Error **errp)
 {
     SMMUv3CmdqEngine *e = &s->cmdq_engine;
+    const struct {
+        const char *name;
+        uint64_t val;
+    } costs[] = {
+        { "cmdq-cmd-ns", e->costs.cmd_ns },
+        { "cmdq-sync-ns", e->costs.sync_ns },
+        { "cmdq-cfgi-ns", e->costs.cfgi_ns },
+        { "cmdq-tlbi-page-ns", e->costs.tlbi_page_ns },
+        { "cmdq-jitter-ns", e->costs.jitter_ns },
+    };
+    int i;
 
+    for (i = 0; i < ARRAY_SIZE(costs); i++) {
+        if (costs[i].val > SMMU_CMDQ_MAX_COST_NS) {
+            error_setg(errp, "%s=%" PRIu64 " is out of range 0..%llu",
+                       costs[i].name, costs[i].val, SMMU_CMDQ_MAX_COST_NS);
+            return false;
+        }
+    }
     e->timed = smmu_cmdq_costs_timed(&e->costs);
     e->timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, cmdq_timer_cb, s);
     e->armed_ns = -1;
     e->access_ns = -1;
+    return true;
 }
 
 void smmuv3_cmdq_engine_unrealize(SMMUv3State *s)
@@ -544,89 +549,6 @@ void smmuv3_cmdq_engine_reset(SMMUv3State *s)
     smmu_cmdq_prng_seed(&e->prng, e->seed);
     smmu_cmdq_stats_reset(&e->stats);
 }
-
-static void cmdq_get_qs(Object *obj, Visitor *v, const char *name,
-                        void *opaque, Error **errp)
-{
-    const Property *prop = opaque;
-    uint8_t *ptr = object_field_prop_ptr(obj, prop);
-
-    visit_type_uint8(v, name, ptr, errp);
-}
-
-/*
- * cmdqs and eventqs: any integer the visitor takes is read, so that every
- * bad value gets one line naming the property and its range (a uint8
- * visitor would only say "expects uint8_t").
- */
-static void cmdq_set_qs(Object *obj, Visitor *v, const char *name,
-                        void *opaque, Error **errp)
-{
-    const Property *prop = opaque;
-    uint8_t *ptr = object_field_prop_ptr(obj, prop);
-    Error *err = NULL;
-    int64_t value;
-
-    if (!visit_type_int64(v, name, &value, &err)) {
-        error_free(err);
-        error_setg(errp, "%s must be an integer in 0..%u", name,
-                   SMMU_CMDQ_TIMING_MAX_QS);
-        return;
-    }
-    if (value < 0 || value > SMMU_CMDQ_TIMING_MAX_QS) {
-        error_setg(errp, "%s=%" PRId64 " is out of range 0..%u",
-                   name, value, SMMU_CMDQ_TIMING_MAX_QS);
-        return;
-    }
-    *ptr = value;
-}
-
-const PropertyInfo smmuv3_cmdq_prop_qs = {
-    .type = "uint8",
-    .description = "0..19",
-    .get = cmdq_get_qs,
-    .set = cmdq_set_qs,
-    .set_default_value = qdev_propinfo_set_default_value_uint,
-};
-
-/*
- * Costs and the seed take the whole uint64 range.  They are read as sizes,
- * whose parser refuses a minus sign, where qdev's uint64 would take -1 for
- * 2^64 - 1 (a queue that never retires).
- */
-static void cmdq_get_u64(Object *obj, Visitor *v, const char *name,
-                         void *opaque, Error **errp)
-{
-    const Property *prop = opaque;
-    uint64_t *ptr = object_field_prop_ptr(obj, prop);
-
-    visit_type_uint64(v, name, ptr, errp);
-}
-
-static void cmdq_set_u64(Object *obj, Visitor *v, const char *name,
-                         void *opaque, Error **errp)
-{
-    const Property *prop = opaque;
-    uint64_t *ptr = object_field_prop_ptr(obj, prop);
-    Error *err = NULL;
-    uint64_t value;
-
-    if (!visit_type_size(v, name, &value, &err)) {
-        error_free(err);
-        error_setg(errp, "%s must be an integer in "
-                   "0..18446744073709551615", name);
-        return;
-    }
-    *ptr = value;
-}
-
-const PropertyInfo smmuv3_cmdq_prop_u64 = {
-    .type = "uint64",
-    .description = "0..18446744073709551615",
-    .get = cmdq_get_u64,
-    .set = cmdq_set_u64,
-    .set_default_value = qdev_propinfo_set_default_value_uint,
-};
 
 static const char *cmdq_opcode_name(uint8_t opcode, char *buf, size_t len)
 {
@@ -721,14 +643,6 @@ void smmuv3_cmdq_engine_class_init(ObjectClass *klass)
     static const struct {
         const char *prop, *desc;
     } desc[] = {
-        { "cmdqs", "log2 of command queue entries advertised in "
-          "IDR1.CMDQS (0..19); CMDQ_BASE.LOG2SIZE is clamped to it" },
-        { "eventqs", "log2 of event queue entries advertised in "
-          "IDR1.EVENTQS (0..19)" },
-        { "ril", "advertise range invalidation (IDR3.RIL)" },
-        { "msi", "advertise MSIs (IDR0.MSI): a CMD_SYNC with CS=SIG_IRQ "
-          "and a non-zero MSIADDR writes MSIDATA there when it retires" },
-        { "sev", "advertise WFE wake-up events (IDR0.SEV)" },
         { "cmdq-cmd-ns", "virtual-time cost of every command, in ns" },
         { "cmdq-sync-ns", "extra cost of CMD_SYNC, in ns" },
         { "cmdq-cfgi-ns", "extra cost of each CFGI_* command, in ns" },
@@ -744,11 +658,12 @@ void smmuv3_cmdq_engine_class_init(ObjectClass *klass)
         object_class_property_set_description(klass, desc[i].prop,
                                               desc[i].desc);
     }
-    object_class_property_add(klass, "cmdq-stats", "SMMUv3CmdqStats",
+    /* Unstable: its members change with the engine (docs: x- prefix) */
+    object_class_property_add(klass, "x-cmdq-stats", "any",
                               smmuv3_cmdq_get_stats, NULL, NULL, NULL);
-    object_class_property_set_description(klass, "cmdq-stats",
-                                          "command queue counters "
-                                          "(read only)");
+    object_class_property_set_description(klass, "x-cmdq-stats",
+                                          "command queue counters, an "
+                                          "object (read only, unstable)");
 }
 
 static bool cmdq_engine_needed(void *opaque)
@@ -759,37 +674,14 @@ static bool cmdq_engine_needed(void *opaque)
     return s->cmdq_engine.timed;
 }
 
-/* Before any stream: one without the IDR0 subsection has upstream's */
-void smmuv3_cmdq_engine_pre_load(SMMUv3State *s)
-{
-    s->cmdq_engine.mig_idr0 = 0;
-}
-
 /*
- * Run for every stream, whether it carried the engine's subsections or not
- * (upstream QEMU's, or smmulab's at cost 0): queue sizes must be ones this
- * device could have been given, and IDR0.MSI and SEV, which the guest read
- * and chose how to complete a CMD_SYNC by, must be this device's.
+ * Run for every stream, whether it carried the engine's subsection or not
+ * (upstream QEMU's, or this device's at cost 0).
  */
 int smmuv3_cmdq_engine_post_load(SMMUv3State *s)
 {
     SMMUv3CmdqEngine *e = &s->cmdq_engine;
-    bool msi = FIELD_EX32(e->mig_idr0, IDR0, MSI);
-    bool sev = FIELD_EX32(e->mig_idr0, IDR0, SEV);
 
-    if (s->cmdq.log2size > e->cmdqs || s->eventq.log2size > e->eventqs) {
-        error_report("arm-smmuv3: migration stream has CMDQ LOG2SIZE %u "
-                     "and EVENTQ LOG2SIZE %u, this device cmdqs=%u "
-                     "eventqs=%u", s->cmdq.log2size, s->eventq.log2size,
-                     e->cmdqs, e->eventqs);
-        return -EINVAL;
-    }
-    if (msi != e->msi || sev != e->sev) {
-        error_report("arm-smmuv3: migration stream has IDR0.MSI=%d "
-                     "IDR0.SEV=%d, this device msi=%s sev=%s", msi, sev,
-                     e->msi ? "on" : "off", e->sev ? "on" : "off");
-        return -EINVAL;
-    }
     if (!e->timed) {
         /*
          * Commands a timed source left pending retire as soon as the VM
@@ -857,13 +749,14 @@ static int cmdq_get_vis_len(QEMUFile *f, void *pv, size_t size,
                             const VMStateField *field)
 {
     SMMUv3CmdqEngine *e = container_of(pv, SMMUv3CmdqEngine, vis_mig_len);
-    int32_t max = (2 << e->cmdqs) - 1;
+    SMMUv3State *s = container_of(e, SMMUv3State, cmdq_engine);
+    int32_t max = (2 << s->cmdqs) - 1;
     int32_t len = qemu_get_sbe32(f);
 
     if (len < 0 || len > max) {
         error_report("arm-smmuv3: migration stream has %" PRId32
                      " visibility records, this device at most %" PRId32
-                     " (cmdqs=%u)", len, max, e->cmdqs);
+                     " (cmdqs=%u)", len, max, s->cmdqs);
         return -EINVAL;
     }
     e->vis_mig_len = len;
@@ -955,41 +848,6 @@ const VMStateDescription vmstate_smmuv3_cmdq_engine = {
     .fields = (const VMStateField[]) {
         VMSTATE_STRUCT(cmdq_engine, SMMUv3State, 1,
                        vmstate_smmuv3_cmdq_engine_state, SMMUv3CmdqEngine),
-        VMSTATE_END_OF_LIST()
-    }
-};
-
-static bool cmdq_idr0_needed(void *opaque)
-{
-    SMMUv3State *s = opaque;
-
-    /* Upstream's IDR0 has neither: its streams stay upstream's */
-    return s->cmdq_engine.msi || s->cmdq_engine.sev;
-}
-
-static int cmdq_idr0_pre_save(void *opaque)
-{
-    SMMUv3State *s = opaque;
-
-    s->cmdq_engine.mig_idr0 = s->idr[0] &
-                              (R_IDR0_MSI_MASK | R_IDR0_SEV_MASK);
-    return 0;
-}
-
-/*
- * IDR0.MSI and IDR0.SEV when not upstream's (0), so that a destination
- * with other values (a QEMU without smmulab: it does not know this
- * subsection) refuses the stream: a guest that completes CMD_SYNCs by MSI
- * would wait for writes that never come.
- */
-const VMStateDescription vmstate_smmuv3_cmdq_idr0 = {
-    .name = "smmuv3/cmdq-idr0",
-    .version_id = 1,
-    .minimum_version_id = 1,
-    .needed = cmdq_idr0_needed,
-    .pre_save = cmdq_idr0_pre_save,
-    .fields = (const VMStateField[]) {
-        VMSTATE_UINT32(cmdq_engine.mig_idr0, SMMUv3State),
         VMSTATE_END_OF_LIST()
     }
 };

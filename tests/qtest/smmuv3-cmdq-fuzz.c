@@ -332,7 +332,7 @@ static void one_op(Session *s)
     case 13:
         if (s->smmu_path && !below(r, 4)) {
             resp = qtest_qmp(qts, "{ 'execute': 'qom-get', 'arguments': "
-                             "{ 'path': %s, 'property': 'cmdq-stats' } }",
+                             "{ 'path': %s, 'property': 'x-cmdq-stats' } }",
                              s->smmu_path);
             g_assert(qdict_haskey(resp, "return"));
             qobject_unref(resp);

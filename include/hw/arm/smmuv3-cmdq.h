@@ -1,10 +1,9 @@
 /*
  * smmulab: a slow SMMUv3 command queue
  *
- * Configurable queue sizes (IDR1.CMDQS/EVENTQS), range invalidation on or
- * off (IDR3.RIL), and commands that retire one at a time, in order, at a
- * configured pace in QEMU_CLOCK_VIRTUAL time.  With every cost 0 the device
- * behaves as upstream: commands are consumed inside the CMDQ_PROD write.
+ * Commands that retire one at a time, in order, at a configured pace in
+ * QEMU_CLOCK_VIRTUAL time.  With every cost 0 the device behaves as
+ * upstream: commands are consumed inside the CMDQ_PROD write.
  *
  * This header is what the device's state and properties need; the hooks
  * smmuv3.c calls are in hw/arm/smmuv3-cmdq-internal.h.
@@ -18,7 +17,6 @@
 #define HW_ARM_SMMUV3_CMDQ_H
 
 #include "qemu/timer.h"
-#include "hw/qdev-properties.h"
 #include "migration/vmstate.h"
 #include "hw/arm/smmuv3-cmdq-timing.h"
 
@@ -27,11 +25,6 @@
 
 typedef struct SMMUv3CmdqEngine {
     /* Properties */
-    uint8_t cmdqs;
-    uint8_t eventqs;
-    bool ril;
-    bool msi;                   /* IDR0.MSI: CMD_SYNC completion by MSI */
-    bool sev;                   /* IDR0.SEV */
     SMMUCmdqCosts costs;
     uint64_t seed;
 
@@ -47,8 +40,6 @@ typedef struct SMMUv3CmdqEngine {
      * is loaded too) tracks pending commands the stream had no record of
      */
     bool loaded;
-    /* IDR0.MSI and IDR0.SEV as the migration stream has them */
-    uint32_t mig_idr0;
 
     /* Retirement state (migrated when timed) */
     SMMUCmdqPrng prng;
@@ -80,33 +71,10 @@ typedef struct SMMUv3CmdqEngine {
     SMMUCmdqStats stats;
 } SMMUv3CmdqEngine;
 
-/* cmdqs and eventqs: 0..SMMU_CMDQ_TIMING_MAX_QS, refused otherwise */
-extern const PropertyInfo smmuv3_cmdq_prop_qs;
-/* Costs and the seed: the whole uint64 range, negative numbers refused */
-extern const PropertyInfo smmuv3_cmdq_prop_u64;
+/* The largest cost property, in ns: 1000 s */
+#define SMMU_CMDQ_MAX_COST_NS 1000000000000ULL
 
-#define DEFINE_PROP_SMMUV3_QS(_n, _s, _f)                                   \
-    DEFINE_PROP_UNSIGNED(_n, _s, _f, SMMU_CMDQ_TIMING_MAX_QS,               \
-                         smmuv3_cmdq_prop_qs, uint8_t)
-#define DEFINE_PROP_SMMUV3_U64(_n, _s, _f)                                  \
-    DEFINE_PROP_UNSIGNED(_n, _s, _f, 0, smmuv3_cmdq_prop_u64, uint64_t)
-
-#define DEFINE_SMMUV3_CMDQ_PROPERTIES(_state, _f)                           \
-    DEFINE_PROP_SMMUV3_QS("cmdqs", _state, _f.cmdqs),                       \
-    DEFINE_PROP_SMMUV3_QS("eventqs", _state, _f.eventqs),                   \
-    DEFINE_PROP_BOOL("ril", _state, _f.ril, true),                          \
-    DEFINE_PROP_BOOL("msi", _state, _f.msi, false),                         \
-    DEFINE_PROP_BOOL("sev", _state, _f.sev, false),                         \
-    DEFINE_PROP_SMMUV3_U64("cmdq-cmd-ns", _state, _f.costs.cmd_ns),         \
-    DEFINE_PROP_SMMUV3_U64("cmdq-sync-ns", _state, _f.costs.sync_ns),       \
-    DEFINE_PROP_SMMUV3_U64("cmdq-cfgi-ns", _state, _f.costs.cfgi_ns),       \
-    DEFINE_PROP_SMMUV3_U64("cmdq-tlbi-page-ns", _state,                     \
-                           _f.costs.tlbi_page_ns),                          \
-    DEFINE_PROP_SMMUV3_U64("cmdq-jitter-ns", _state, _f.costs.jitter_ns),   \
-    DEFINE_PROP_SMMUV3_U64("cmdq-seed", _state, _f.seed)
-
-/* The engine's migration subsections of vmstate_smmuv3 */
+/* The engine's migration subsection of vmstate_smmuv3 */
 extern const VMStateDescription vmstate_smmuv3_cmdq_engine;
-extern const VMStateDescription vmstate_smmuv3_cmdq_idr0;
 
 #endif /* HW_ARM_SMMUV3_CMDQ_H */
