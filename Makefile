@@ -7,6 +7,8 @@
 #   make build    build QEMU, the guest kernel and tools
 #   make bench-unmap  the model's guest evidence: unmap latency vs model time
 #   make bench-zero-cost, bench-engine-cost, fuzz-long, qtest-suite   (docs/testing.md)
+#   make series   the QEMU changes as a git-am-able series in build/series/
+#   make check-series   that series built and tested after every patch
 #   make clean    remove build/ (caches in ~/.cache/smmulab stay)
 #
 # Variables: QEMU_SRC=DIR|TARBALL (QEMU 10.0.x source of your own),
@@ -16,7 +18,7 @@ BUILD ?= build
 MESON ?= meson
 export QEMU_SRC LINUX_SRC SMMULAB_JOBS SMMULAB_CACHE
 
-.PHONY: all build build-main deps run scenario check bench-unmap bench-zero-cost bench-engine-cost fuzz-long qtest-suite clean
+.PHONY: all build build-main deps run scenario check bench-unmap bench-zero-cost bench-engine-cost fuzz-long qtest-suite series check-series clean
 
 all: build
 
@@ -63,6 +65,14 @@ bench-engine-cost: build
 # QEMU's own aarch64 qtests on the patched tree (docs/testing.md)
 qtest-suite: build
 	scripts/qtest-suite.sh $(BUILD)
+
+# The QEMU series for qemu-devel: cover letter and patches in build/series/
+series: deps
+	scripts/make-series.sh $(BUILD)
+
+# ... applied with git am to pristine QEMU and built after every patch
+check-series: build
+	scripts/test-series.sh --each $(BUILD)
 
 # the long hostile-guest fuzz run: one million operations on ASan/UBSan QEMU
 FUZZ_SEED ?= 7

@@ -42,6 +42,22 @@ device_ir() {
                  gsub(",", "", $1); s += $1 } END { print s + 0 }'
 }
 
+# fn_ir FILE MODE FN: FN's instructions, inclusive (with its callees) or
+# self (exclusive)
+fn_ir() {
+    local flag=yes
+    [ "$2" = self ] && flag=no
+    callgrind_annotate --inclusive=$flag --threshold=100 --auto=no "$1" 2>/dev/null | \
+        awk -v fn="$3" '$0 !~ /=>/ && index($0, ":" fn " [") {
+                 gsub(",", "", $1); s += $1 } END { print s + 0 }'
+}
+
+# What the costs-0 path adds to upstream's, hook by hook: inclusive for
+# hooks that only account, self for those that also run upstream's
+# consume loop (prod_written -> kick -> smmuv3_cmdq_consume)
+hooks="incl:smmuv3_cmdq_retired incl:smmuv3_cmdq_mmio_enter incl:smmuv3_cmdq_cons_read
+       self:smmuv3_cmdq_prod_written self:smmuv3_cmdq_kick incl:smmu_cmdq_stats_pending"
+
 up=$B/qemu-upstream/build/qemu-system-aarch64
 [ -x "$up" ] || die "$up missing: build first (make build)"
 declare -A per
@@ -74,5 +90,21 @@ for kind in sync tlbi; do
         "${per[$kind-upstream]}" "${per[$kind-off]}" "${per[$kind-on]}" \
         "$(awk -v a="${per[$kind-off]}" -v b="${per[$kind-upstream]}" 'BEGIN { printf "%.3f", a / b }')" \
         "$(awk -v a="${per[$kind-on]}" -v b="${per[$kind-off]}" 'BEGIN { printf "%.2f", a / b }')"
+done
+echo
+echo "costs 0, per command: what the hooks add to upstream's path"
+printf '%-30s' "hook"
+for kind in sync tlbi; do printf ' %14s' "$kind"; done
+echo
+for h in $hooks; do
+    mode=${h%%:*} fn=${h#*:}
+    printf '%-30s' "$fn ($mode)"
+    for kind in sync tlbi; do
+        a=$(fn_ir "$logd/callgrind.$kind.off.$n1" "$mode" "$fn")
+        b=$(fn_ir "$logd/callgrind.$kind.off.$n2" "$mode" "$fn")
+        printf ' %14s' "$(awk -v a="$a" -v b="$b" -v n1="$n1" -v n2="$n2" \
+                             'BEGIN { printf "%.0f", (b - a) / (n2 - n1) }')"
+    done
+    echo
 done
 echo "(callgrind outputs in $logd)"

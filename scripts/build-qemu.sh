@@ -143,23 +143,8 @@ else
     cc=gcc
 fi
 
-configure_args=(
-    --target-list=aarch64-softmmu
-    --python=/usr/bin/python3
-    --disable-download
-    --without-default-features
-    --without-default-devices
-    --with-devices-aarch64=smmulab
-    --enable-fdt=system
-    --enable-trace-backends=log
-    --disable-docs
-    --disable-install-blobs
-    --disable-werror
-    --disable-rust
-    --disable-user
-    --with-pkgversion=smmulab
-    "${extra_configure[@]}"
-)
+mapfile -t configure_args < <(qemu_configure_args)
+configure_args+=(--with-pkgversion=smmulab "${extra_configure[@]}")
 [ "$flavor" != upstream ] || configure_args+=(--with-pkgversion=smmulab-upstream)
 cfg_stamp="$cc ${configure_args[*]} ${SMMULAB_QEMU_CONFIGURE:-}"
 if [ ! -f "$O/build.ninja" ] || [ "$(cat "$O/.smmulab-configure" 2>/dev/null)" != "$cfg_stamp" ]; then

@@ -113,3 +113,23 @@ files_hash() {
 # when DIR/.smmulab-complete exists; anything else is removed and redone.
 dir_complete() { [ -f "$1/.smmulab-complete" ]; }
 mark_complete() { date -u +%FT%TZ > "$1/.smmulab-complete"; }
+
+# QEMU's configure arguments for every smmulab build of it (build-qemu.sh,
+# test-series.sh), one per line: aarch64-softmmu, minimal features, the
+# device set of configs/devices/aarch64-softmmu/smmulab.mak
+qemu_configure_args() {
+    printf '%s\n' \
+        --target-list=aarch64-softmmu \
+        --python=/usr/bin/python3 \
+        --disable-download \
+        --without-default-features \
+        --without-default-devices \
+        --with-devices-aarch64=smmulab \
+        --enable-fdt=system \
+        --enable-trace-backends=log \
+        --disable-docs \
+        --disable-install-blobs \
+        --disable-werror \
+        --disable-rust \
+        --disable-user
+}

@@ -560,8 +560,8 @@ int main(int argc, char **argv)
             bad = TRUE;
         }
         if ((bad || rep) && findings) {
-            g_autofree char *path = g_strdup_printf("%s/session-%" PRIu64 ".txt",
-                                                    findings, sseed);
+            g_autofree char *path =
+                g_strdup_printf("%s/session-%" PRIu64 ".txt", findings, sseed);
             g_autofree char *text = g_strdup_printf(
                 "session seed %" PRIu64 " (replay: --replay %" PRIu64
                 " --session-ops %" PRIu64 ")\n%s\nstderr:\n%s", sseed, sseed, n,

@@ -1828,8 +1828,10 @@ static void submit_inval(QTestState *qts, uint32_t *prod, uint64_t iova,
  */
 static void test_e2e_inval_at_retire(void)
 {
-    /* 100 ms + 1 ns per command: a TLBI submitted at a ms boundary with a
-     * DMA retires 1 ns after that DMA starts */
+    /*
+     * 100 ms + 1 ns per command: a TLBI submitted at a ms boundary with a
+     * DMA retires 1 ns after that DMA starts
+     */
     QTestState *qts = e2e_start("-global arm-smmuv3.cmdqs=8 "
                                 "-global arm-smmuv3.cmdq-cmd-ns=100000001");
     uint64_t x = 0x1000;

@@ -1,0 +1,158 @@
+#!/bin/bash
+# Check the series `make series` writes (scripts/make-series.sh).
+#
+#   scripts/test-series.sh BUILDDIR          the cheap form (make check)
+#   scripts/test-series.sh --each BUILDDIR   bisectable: build after every
+#                                            patch (make check-series)
+#
+# Both: write the series; apply it with `git am` to pristine QEMU 10.0.x;
+# run QEMU's scripts/checkpatch.pl on every patch (an error fails, warnings
+# are printed); check that the result is, file for file, the tree the
+# project's QEMU was built and tested from (BUILDDIR/qemu/src, so a built
+# QEMU is needed first).
+# --each also configures once and, after each patch, builds
+# qemu-system-aarch64, checks that the SMMU has exactly the properties the
+# patches so far introduce (the table below: none early, none missing),
+# and, where the series has it, builds and runs the smmuv3-cmdq qtest.
+set -euo pipefail
+SMMULAB_TAG=smmulab-test-series
+. "$(dirname "$0")/common.sh"
+
+each=0
+if [ "${1:-}" = --each ]; then
+    each=1
+    shift
+fi
+B=$(cd "${1:?usage: test-series.sh [--each] BUILDDIR}" && pwd)
+R=$B/series-work/qemu
+W=$B/qemu/src
+LOGS=$B/logs
+[ -f "$W/.smmulab-stamp" ] || die "$W is not prepared: build QEMU first (make build)"
+
+"$SMMULAB_ROOT/scripts/make-series.sh" "$B"
+mapfile -t series < <(ls "$B/series"/[0-9]*.patch | grep -v '/0000-cover-letter')
+cover=$B/series/0000-cover-letter.patch
+[ -f "$cover" ] || die "no cover letter"
+grep -q "^Subject: \[PATCH 0/${#series[@]}\] $(head -n1 "$SMMULAB_ROOT/patches/qemu/cover-letter")" \
+    "$cover" || die "the cover letter's subject is not patches/qemu/cover-letter's"
+! grep -q '\*\*\*' "$cover" || die "the cover letter still has format-patch placeholders"
+
+git_r() {
+    git -C "$R" -c user.name=smmulab -c user.email=smmulab@localhost \
+        -c gc.auto=0 "$@"
+}
+
+# The properties each patch introduces, by its subject (the specification:
+# a property must appear with the patch that implements it, not before)
+props_of() {
+    case $1 in
+    *"make the queue sizes and range invalidation configurable"*)
+        echo cmdqs eventqs ril ;;
+    *"complete CMD_SYNC by MSI"*)
+        echo msi sev ;;
+    *"retire commands at a configured pace"*)
+        echo cmdq-cmd-ns cmdq-sync-ns cmdq-cfgi-ns cmdq-tlbi-page-ns \
+             cmdq-jitter-ns cmdq-seed x-cmdq-stats ;;
+    esac
+}
+all_props="cmdqs eventqs ril msi sev cmdq-cmd-ns cmdq-sync-ns cmdq-cfgi-ns
+           cmdq-tlbi-page-ns cmdq-jitter-ns cmdq-seed x-cmdq-stats"
+
+git_r am --abort >/dev/null 2>&1 || true
+git_r checkout -q -f -B am-test pristine
+git_r clean -q -fd
+
+O=$B/series-work/build
+if [ $each = 1 ]; then
+    if command -v ccache >/dev/null && [ "${SMMULAB_CCACHE:-1}" = 1 ]; then
+        export CCACHE_DIR=${CCACHE_DIR:-$SMMULAB_CACHE/ccache}
+        export CCACHE_BASEDIR=$B/series-work
+        export CCACHE_NOHASHDIR=1
+        cc="ccache gcc"
+    else
+        cc=gcc
+    fi
+    # smmulab's device set (a build configuration, not part of the series)
+    dev=configs/devices/aarch64-softmmu/smmulab.mak
+    mkdir -p "$O"
+fi
+
+have=""
+k=0
+start=$SECONDS
+for p in "${series[@]}"; do
+    k=$((k + 1))
+    if ! git_r am -q "$p" >"$LOGS/series-am.log" 2>&1; then
+        cat "$LOGS/series-am.log" >&2
+        die "git am refuses $(basename "$p") on QEMU + the patches before it"
+    fi
+    subj=$(git_r log -1 --format=%s)
+    # QEMU's style checker: errors fail, warnings (e.g. MAINTAINERS for a
+    # new file) are shown
+    if ! (cd "$R" && perl scripts/checkpatch.pl --no-color "$p") >"$LOGS/series-checkpatch.log" 2>&1; then
+        grep -B1 -A4 '^ERROR' "$LOGS/series-checkpatch.log" >&2 || cat "$LOGS/series-checkpatch.log" >&2
+        die "checkpatch.pl: errors in $(basename "$p")"
+    fi
+    warn=$(grep -c '^WARNING' "$LOGS/series-checkpatch.log" || true)
+    have="$have $(props_of "$subj")"
+    log "$(printf '%04d' $k) applies, checkpatch 0 errors, $warn warning(s): $subj"
+    [ $each = 1 ] || continue
+
+    # Build this point of the series
+    cp "$SMMULAB_ROOT/$dev" "$R/$dev"
+    for fd in edk2-aarch64-code edk2-arm-code edk2-arm-vars edk2-i386-code \
+              edk2-i386-secure-code edk2-i386-vars edk2-x86_64-code \
+              edk2-x86_64-secure-code edk2-riscv-code edk2-riscv-vars \
+              edk2-loongarch64-code edk2-loongarch64-vars; do
+        [ -e "$R/pc-bios/$fd.fd.bz2" ] || : >"$R/pc-bios/$fd.fd.bz2"
+    done
+    if [ ! -f "$O/build.ninja" ]; then
+        mapfile -t cargs < <(qemu_configure_args)
+        (cd "$O" && run_logged "$LOGS/series-configure.log" "QEMU configure (series)" \
+            "$R/configure" --cc="$cc" "${cargs[@]}" --with-pkgversion=smmulab-series)
+    fi
+    targets=(qemu-system-aarch64)
+    qtest=0
+    if [ -f "$R/tests/qtest/smmuv3-cmdq-test.c" ]; then
+        targets+=(tests/qtest/smmuv3-cmdq-test)
+        qtest=1
+    fi
+    ninja_progress "$LOGS/series-build.log" "building after $(printf '%04d' $k)" \
+        -C "$O" -j "$SMMULAB_JOBS" "${targets[@]}"
+    help=$("$O/qemu-system-aarch64" -device arm-smmuv3,help 2>&1)
+    for prop in $all_props; do
+        if grep -q "^  $prop=" <<<"$help"; then
+            case " $have " in
+            *" $prop "*) ;;
+            *) die "after $(printf '%04d' $k): property $prop exists before the patch that implements it" ;;
+            esac
+        else
+            case " $have " in
+            *" $prop "*) die "after $(printf '%04d' $k): property $prop missing" ;;
+            esac
+        fi
+    done
+    log "$(printf '%04d' $k) builds; properties:${have:- none yet}"
+    if [ $qtest = 1 ]; then
+        (cd "$O" && QTEST_QEMU_BINARY=./qemu-system-aarch64 \
+            tests/qtest/smmuv3-cmdq-test --tap >"$LOGS/series-qtest.log" 2>&1) || {
+            grep '^not ok' "$LOGS/series-qtest.log" >&2 || tail -20 "$LOGS/series-qtest.log" >&2
+            die "after $(printf '%04d' $k): smmuv3-cmdq-test fails; log: $LOGS/series-qtest.log"
+        }
+        log "$(printf '%04d' $k) smmuv3-cmdq-test: $(grep -c '^ok' "$LOGS/series-qtest.log") passed"
+    fi
+done
+
+# The series' result is the tree the project built and tested
+mapfile -t changed < <(git_r diff --name-only pristine HEAD)
+mapfile -t overlay < <(cd "$SMMULAB_ROOT" && \
+    find hw include tests/qtest -type f ! -name '*~' ! -name '.*' | LC_ALL=C sort)
+ndiff=0
+for f in $(printf '%s\n' "${changed[@]}" "${overlay[@]}" | sort -u); do
+    if ! cmp -s "$R/$f" "$W/$f"; then
+        echo "differs from the built tree: $f" >&2
+        ndiff=$((ndiff + 1))
+    fi
+done
+[ $ndiff = 0 ] || die "$ndiff file(s) of the series differ from $W"
+log "git am of ${#series[@]} patches gives the built tree (${#changed[@]} files) in $((SECONDS - start)) s"
