@@ -60,15 +60,6 @@ bool smmu_cmdq_costs_timed(const SMMUCmdqCosts *c)
            c->jitter_ns;
 }
 
-uint64_t smmu_cmdq_tlbi_pages(const SMMUCmdqCmdInfo *cmd, bool ril)
-{
-    if (!cmd->range || !ril) {
-        return 1;
-    }
-    /* NUM is 5 bits and SCALE 5 bits: at most 32 << 31, no overflow */
-    return ((uint64_t)cmd->num + 1) << cmd->scale;
-}
-
 uint64_t smmu_cmdq_cost(const SMMUCmdqCosts *c, SMMUCmdqPrng *prng,
                         const SMMUCmdqCmdInfo *cmd, bool ril)
 {
@@ -108,17 +99,6 @@ int64_t smmu_cmdq_retire_time(int64_t start, uint64_t cost)
 void smmu_cmdq_stats_reset(SMMUCmdqStats *st)
 {
     memset(st, 0, sizeof(*st));
-}
-
-void smmu_cmdq_stats_count(SMMUCmdqStats *st, const SMMUCmdqCmdInfo *cmd,
-                           uint64_t pages)
-{
-    st->retired++;
-    st->opcodes[cmd->opcode]++;
-    if (cmd->cls == SMMU_CMDQ_CLASS_SYNC) {
-        st->syncs++;
-    }
-    st->tlbi_pages = sat_add(st->tlbi_pages, pages);
 }
 
 void smmu_cmdq_stats_retire(SMMUCmdqStats *st, const SMMUCmdqCmdInfo *cmd,

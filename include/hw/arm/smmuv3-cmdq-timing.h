@@ -93,9 +93,18 @@ bool smmu_cmdq_costs_timed(const SMMUCmdqCosts *c);
 
 /*
  * Pages a TLBI by address covers: (NUM + 1) << SCALE with range fields
- * honoured (ril), 1 otherwise.  Saturates at UINT64_MAX.
+ * honoured (ril), 1 otherwise.  Inline, as the counting below: both run
+ * for every command of the cost-0 path.
  */
-uint64_t smmu_cmdq_tlbi_pages(const SMMUCmdqCmdInfo *cmd, bool ril);
+static inline uint64_t smmu_cmdq_tlbi_pages(const SMMUCmdqCmdInfo *cmd,
+                                            bool ril)
+{
+    if (!cmd->range || !ril) {
+        return 1;
+    }
+    /* NUM is 5 bits and SCALE 5 bits: at most 32 << 31, no overflow */
+    return ((uint64_t)cmd->num + 1) << cmd->scale;
+}
 
 /*
  * Cost of one command in ns, drawing its jitter from @prng (only when
@@ -113,8 +122,19 @@ void smmu_cmdq_stats_reset(SMMUCmdqStats *st);
  * Count one executed command (@pages: pages a TLBI by address covered,
  * 0 for other commands): all the accounting of the untimed path.
  */
-void smmu_cmdq_stats_count(SMMUCmdqStats *st, const SMMUCmdqCmdInfo *cmd,
-                           uint64_t pages);
+static inline void smmu_cmdq_stats_count(SMMUCmdqStats *st,
+                                         const SMMUCmdqCmdInfo *cmd,
+                                         uint64_t pages)
+{
+    st->retired++;
+    st->opcodes[cmd->opcode]++;
+    if (cmd->cls == SMMU_CMDQ_CLASS_SYNC) {
+        st->syncs++;
+    }
+    /* saturating */
+    st->tlbi_pages = st->tlbi_pages > UINT64_MAX - pages ?
+                     UINT64_MAX : st->tlbi_pages + pages;
+}
 /*
  * Account one retired command: @queued_ns the time from visibility to start
  * of work, @wait_ns from visibility to retirement.
