@@ -156,8 +156,11 @@ const Metric report_common_metrics[] = {
       "kernel:group_lock_contended", 1, 0, AGG_MEAN },
     { "k_group_wait_ms", "driver: group formation lock wait, total (ms)",
       "kernel:group_lock_wait_ns", 1e-6, 1, AGG_MEAN },
+    /* every try: kit kernels until the fast path stopped counting */
     { "k_cmpxchg_attempts", "driver: space cmpxchg attempts",
       "kernel:cmpxchg_attempts", 1, 0, AGG_MEAN },
+    { "k_cmpxchg_contended", "driver: reservations losing a space cmpxchg",
+      "kernel:cmpxchg_contended", 1, 0, AGG_MEAN },
     { "k_cmpxchg_failures", "driver: space cmpxchg failures",
       "kernel:cmpxchg_failures", 1, 0, AGG_MEAN },
     { "k_add_reservations", "driver: space reserved by atomic add",
