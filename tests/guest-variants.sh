@@ -191,7 +191,9 @@ check tlbi-nomax "no threshold, no ASID invalidation" "$(kc tlbi-nomax range_inv
 boot alloc-cmpxchg 0 -w map-unmap -c 2 -a "smmulab.seconds=1 arm_smmu_v3.cmdq_alloc=cmpxchg"
 boot alloc-add 0 -w map-unmap -c 2 -a "smmulab.seconds=1 arm_smmu_v3.cmdq_alloc=add"
 has alloc-add "add mode and its batch bound printed" 'cmdq_alloc=add: 262144 cmdq entries for 2 possible CPUs, at most 64 commands per batch'
+has alloc-cmpxchg "cmpxchg printed" 'tlbi_max_pages=[0-9]+ cmdq_alloc=cmpxchg[[:space:]]*$'
 check alloc-cmpxchg "no add counter moved" "$(ksum alloc-cmpxchg 'add_[a-z_]*') == 0"
+has alloc-add "add printed as what runs" 'tlbi_max_pages=[0-9]+ cmdq_alloc=add[[:space:]]*$'
 check alloc-add "add reservations counted, no cmpxchg" \
     "$(kc alloc-add add_reservations) > 0 && $(ksum alloc-add 'cmpxchg_[a-z_]*') == 0"
 sane alloc-add
@@ -213,6 +215,34 @@ for v in alloc-cmpxchg alloc-cmpxchg-full; do
     check $v "contention counted: reservations that lost $(kc $v cmpxchg_contended) <= lost cmpxchg() $(kc $v cmpxchg_failures), both or neither 0" \
         "$(kc $v cmpxchg_contended) <= $(kc $v cmpxchg_failures) && ($(kc $v cmpxchg_contended) > 0) == ($(kc $v cmpxchg_failures) > 0)"
 done
+
+# add on a queue too small for it (128 entries, under 2 per possible CPU)
+# runs cmpxchg, and the variant line says so.  65 possible CPUs without
+# booting 65: the machine's device tree with 63 more CPU nodes, which
+# PSCI cannot start (dtc from the kernel build)
+dtc=$B/linux/obj/scripts/dtc/dtc
+small=(-w map-unmap -c 2 -s cmdqs=7 -a "smmulab.seconds=1 arm_smmu_v3.cmdq_alloc=add")
+if [ -x "$dtc" ]; then
+    "$ROOT/scripts/boot.sh" -q -b "$B" -l "$LOGD/dumpdtb.log" "${small[@]}" -- \
+        -machine dumpdtb="$LOGD/virt.dtb" >/dev/null 2>&1
+    "$dtc" -q -I dtb -O dts "$LOGD/virt.dtb" 2>/dev/null | awk '
+        { print }
+        /^\t\tcpu@1 \{/ { incpu = 1 }
+        incpu && /^\t\t\};/ {
+            for (i = 0; i < 63; i++)
+                printf "\t\tcpu@%x {\n\t\t\treg = <0x%x>;\n\t\t\tenable-method = \"psci\";\n\t\t\tcompatible = \"arm,cortex-a57\";\n\t\t\tdevice_type = \"cpu\";\n\t\t};\n", 65536 + i, 65536 + i
+            incpu = 0
+        }' | "$dtc" -q -I dts -O dtb -o "$LOGD/virt65.dtb" 2>/dev/null
+    boot alloc-add-small 0 "${small[@]}" -- -dtb "$LOGD/virt65.dtb"
+    has alloc-add-small "65 possible CPUs" 'nr_cpu_ids=65'
+    has alloc-add-small "the variant line names cmpxchg, add requested" \
+        'cmdq_alloc=cmpxchg \(add requested: 128 entries < 2 x 65 possible CPUs\)'
+    check alloc-add-small "and cmpxchg ran: no add reservation" \
+        "$(kc alloc-add-small add_reservations) == 0"
+    sane alloc-add-small
+else
+    ok "# SKIP add on a small queue: no $dtc (build the kernel)"
+fi
 
 # CMD_SYNC by MSI: with msi=on the driver's MSI-polling wait runs (every
 # CMD_SYNC completes by an MSI write, no CONS read while busy); with
