@@ -201,6 +201,15 @@ boot alloc-add-full 0 -w unmap-storm -c 4 "${slow[@]}" \
     -a "smmulab.seconds=2 smmulab.total=8M arm_smmu_v3.cmdq_alloc=add"
 has alloc-add-full "batch bound for 4 CPUs" 'at most 63 commands per batch'
 check alloc-add-full "the queue filled: reservations waited for their slots" "$(kc alloc-add-full add_space_waits) > 0"
+# The add path's waits are timed under their own names: the wait for its
+# slots (the counterpart of space_wait_*, which stays 0 under add) and a
+# gathered CPU's wait for its owner to publish
+check alloc-add-full "add space waits timed: 0 < longest <= total" \
+    "$(kc alloc-add-full add_space_wait_max_ns) > 0 && $(kc alloc-add-full add_space_wait_max_ns) <= $(kc alloc-add-full add_space_wait_ns)"
+check alloc-add-full "gathered CPUs waited for publication, timed: 0 < longest <= total" \
+    "$(kc alloc-add-full add_publish_waits) > 0 && $(kc alloc-add-full add_publish_wait_max_ns) > 0 && $(kc alloc-add-full add_publish_wait_max_ns) <= $(kc alloc-add-full add_publish_wait_ns)"
+check alloc-add-full "the cmpxchg path's space wait untouched" \
+    "$(kc alloc-add-full space_waits) == 0 && $(kc alloc-add-full space_wait_ns) == 0"
 check alloc-add-full "no CMDQ or CMD_SYNC timeout" \
     "$(kc alloc-add-full cmdq_timeouts) == 0 && $(kc alloc-add-full cmd_sync_timeouts) == 0"
 sane alloc-add-full
