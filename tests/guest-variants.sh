@@ -106,6 +106,13 @@ kc() {
         tr ' ' '\n' | sed -n "s/^$2=//p"
 }
 
+# ksum NAME REGEX: the sum of the kit kernel counters whose names match
+# REGEX at the end of the run (empty without a counters line)
+ksum() {
+    tr -d '\r' <"$LOGD/$1.log" | grep -E '^RESULT kernel-counters ' | tail -n1 | \
+        tr ' ' '\n' | grep -E "^($2)=" | awk -F= '{ s += $2 } END { if (NR) print s + 0 }'
+}
+
 # check NAME WHAT EXPR: an arithmetic test on numbers read from the log
 check() {
     if [ -n "$3" ] && (( $3 )) 2>/dev/null; then ok "$1: $2 ($3)"; else notok "$1: $2 ($3)"; fi
@@ -153,6 +160,12 @@ check walk-pages "walk flushes, none by ASID" \
     "$(kc walk-pages walk_flushes) > 0 && $(kc walk-pages walk_flushes_by_asid) == 0"
 check walk-asid "every walk flush by ASID" \
     "$(kc walk-asid walk_flushes) > 0 && $(kc walk-asid walk_flushes_by_asid) == $(kc walk-asid walk_flushes)"
+# The counters count slow paths only: one thread alone on a fast queue
+# (thousands of insertions, none contended) leaves every CMDQ wait and
+# cmpxchg counter of the default path at 0 (a counter bumped on every
+# insertion, as cmpxchg_attempts was, fails this)
+check walk-pages "uncontended: no default-path counter moved in $(kc walk-pages walk_flushes) walk flushes" \
+    "$(kc walk-pages walk_flushes) > 0 && $(ksum walk-pages 'shared_lock_[a-z_]*|exclusive_[a-z_]*|space_wait[a-z_]*|cmdq_timeouts|cmd_sync_timeouts|cmpxchg_[a-z_]*') == 0"
 # mstat NAME KEY: a model counter from the -S file of boot NAME
 mstat() {
     sed -n "s/.*\"$2\" *: *\([0-9]*\).*/\1/p" "$LOGD/$1.stats"
@@ -178,18 +191,67 @@ check tlbi-nomax "no threshold, no ASID invalidation" "$(kc tlbi-nomax range_inv
 boot alloc-cmpxchg 0 -w map-unmap -c 2 -a "smmulab.seconds=1 arm_smmu_v3.cmdq_alloc=cmpxchg"
 boot alloc-add 0 -w map-unmap -c 2 -a "smmulab.seconds=1 arm_smmu_v3.cmdq_alloc=add"
 has alloc-add "add mode and its batch bound printed" 'cmdq_alloc=add: 262144 cmdq entries for 2 possible CPUs, at most 64 commands per batch'
-check alloc-cmpxchg "cmpxchg reservations counted, no add" \
-    "$(kc alloc-cmpxchg cmpxchg_attempts) > 0 && $(kc alloc-cmpxchg add_reservations) == 0"
+has alloc-cmpxchg "cmpxchg printed" 'tlbi_max_pages=[0-9]+ cmdq_alloc=cmpxchg[[:space:]]*$'
+check alloc-cmpxchg "no add counter moved" "$(ksum alloc-cmpxchg 'add_[a-z_]*') == 0"
+has alloc-add "add printed as what runs" 'tlbi_max_pages=[0-9]+ cmdq_alloc=add[[:space:]]*$'
 check alloc-add "add reservations counted, no cmpxchg" \
-    "$(kc alloc-add add_reservations) > 0 && $(kc alloc-add cmpxchg_attempts) == 0"
+    "$(kc alloc-add add_reservations) > 0 && $(ksum alloc-add 'cmpxchg_[a-z_]*') == 0"
 sane alloc-add
 boot alloc-add-full 0 -w unmap-storm -c 4 "${slow[@]}" \
     -a "smmulab.seconds=2 smmulab.total=8M arm_smmu_v3.cmdq_alloc=add"
 has alloc-add-full "batch bound for 4 CPUs" 'at most 63 commands per batch'
 check alloc-add-full "the queue filled: reservations waited for their slots" "$(kc alloc-add-full add_space_waits) > 0"
+# The add path's waits are timed under their own names: the wait for its
+# slots (the counterpart of space_wait_*, which stays 0 under add) and a
+# gathered CPU's wait for its owner to publish
+check alloc-add-full "add space waits timed: 0 < longest <= total" \
+    "$(kc alloc-add-full add_space_wait_max_ns) > 0 && $(kc alloc-add-full add_space_wait_max_ns) <= $(kc alloc-add-full add_space_wait_ns)"
+check alloc-add-full "gathered CPUs waited for publication, timed: 0 < longest <= total" \
+    "$(kc alloc-add-full add_publish_waits) > 0 && $(kc alloc-add-full add_publish_wait_max_ns) > 0 && $(kc alloc-add-full add_publish_wait_max_ns) <= $(kc alloc-add-full add_publish_wait_ns)"
+check alloc-add-full "the cmpxchg path's space wait untouched" \
+    "$(kc alloc-add-full space_waits) == 0 && $(kc alloc-add-full space_wait_ns) == 0"
 check alloc-add-full "no CMDQ or CMD_SYNC timeout" \
     "$(kc alloc-add-full cmdq_timeouts) == 0 && $(kc alloc-add-full cmd_sync_timeouts) == 0"
 sane alloc-add-full
+# The same under cmpxchg: its space wait is timed.  Contention (2 or 4
+# CPUs) is counted as reservations that lost a cmpxchg() and every lost
+# cmpxchg(); how much there is varies from run to run (0 to over 100 here)
+boot alloc-cmpxchg-full 0 -w unmap-storm -c 4 "${slow[@]}" \
+    -a "smmulab.seconds=2 smmulab.total=8M arm_smmu_v3.cmdq_alloc=cmpxchg"
+check alloc-cmpxchg-full "space waits timed, none by add" \
+    "$(kc alloc-cmpxchg-full space_wait_max_ns) > 0 && $(ksum alloc-cmpxchg-full 'add_[a-z_]*') == 0"
+for v in alloc-cmpxchg alloc-cmpxchg-full; do
+    check $v "contention counted: reservations that lost $(kc $v cmpxchg_contended) <= lost cmpxchg() $(kc $v cmpxchg_failures), both or neither 0" \
+        "$(kc $v cmpxchg_contended) <= $(kc $v cmpxchg_failures) && ($(kc $v cmpxchg_contended) > 0) == ($(kc $v cmpxchg_failures) > 0)"
+done
+
+# add on a queue too small for it (128 entries, under 2 per possible CPU)
+# runs cmpxchg, and the variant line says so.  65 possible CPUs without
+# booting 65: the machine's device tree with 63 more CPU nodes, which
+# PSCI cannot start (dtc from the kernel build)
+dtc=$B/linux/obj/scripts/dtc/dtc
+small=(-w map-unmap -c 2 -s cmdqs=7 -a "smmulab.seconds=1 arm_smmu_v3.cmdq_alloc=add")
+if [ -x "$dtc" ]; then
+    "$ROOT/scripts/boot.sh" -q -b "$B" -l "$LOGD/dumpdtb.log" "${small[@]}" -- \
+        -machine dumpdtb="$LOGD/virt.dtb" >/dev/null 2>&1
+    "$dtc" -q -I dtb -O dts "$LOGD/virt.dtb" 2>/dev/null | awk '
+        { print }
+        /^\t\tcpu@1 \{/ { incpu = 1 }
+        incpu && /^\t\t\};/ {
+            for (i = 0; i < 63; i++)
+                printf "\t\tcpu@%x {\n\t\t\treg = <0x%x>;\n\t\t\tenable-method = \"psci\";\n\t\t\tcompatible = \"arm,cortex-a57\";\n\t\t\tdevice_type = \"cpu\";\n\t\t};\n", 65536 + i, 65536 + i
+            incpu = 0
+        }' | "$dtc" -q -I dts -O dtb -o "$LOGD/virt65.dtb" 2>/dev/null
+    boot alloc-add-small 0 "${small[@]}" -- -dtb "$LOGD/virt65.dtb"
+    has alloc-add-small "65 possible CPUs" 'nr_cpu_ids=65'
+    has alloc-add-small "the variant line names cmpxchg, add requested" \
+        'cmdq_alloc=cmpxchg \(add requested: 128 entries < 2 x 65 possible CPUs\)'
+    check alloc-add-small "and cmpxchg ran: no add reservation" \
+        "$(kc alloc-add-small add_reservations) == 0"
+    sane alloc-add-small
+else
+    ok "# SKIP add on a small queue: no $dtc (build the kernel)"
+fi
 
 # CMD_SYNC by MSI: with msi=on the driver's MSI-polling wait runs (every
 # CMD_SYNC completes by an MSI write, no CONS read while busy); with
