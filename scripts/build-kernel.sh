@@ -188,8 +188,12 @@ if command -v ccache >/dev/null && [ "${SMMULAB_CCACHE:-1}" = 1 ]; then
 fi
 
 cfg_stamp="$stamp $(files_hash "${FRAGS[@]}")"
-# a tree of the user's prepared again may have changed its Kconfig
-[ -z "$tree" ] || cfg_stamp+=" $(stat -c %Y "$W/.smmulab-stamp")"
+# a tree of the user's may have changed its Kconfig (an edit elsewhere
+# does not configure again)
+if [ -n "$tree" ]; then
+    cfg_stamp+=" $(cd "$W" && find . -name 'Kconfig*' -o -name 'tiny*.config' |
+        LC_ALL=C sort | xargs cat | sha256sum | cut -c1-16)"
+fi
 if [ ! -f "$O/.config" ] || [ "$(cat "$O/.smmulab-config" 2>/dev/null)" != "$cfg_stamp" ]; then
     log "configuring: tinyconfig + ${FRAGS[*]#"$SMMULAB_ROOT"/}"
     run_logged "$LOGS/kernel-config.log" "kernel tinyconfig" "${kmake[@]}" tinyconfig
@@ -282,7 +286,7 @@ if [ -n "$tree" ]; then
 # map+unmap for 2 s on 2 vCPUs under icount, on a 256-entry queue without
 # RIL whose commands take 1 us.  Edit freely (docs/scenarios.md).
 [scenario]
-description=kit kernel against $(basename "$tree") (kit's series $series)
+description=kit kernel against $(basename "$tree") (kit's series ${series%%:*})
 repeat=1
 timeout=300
 control=off
