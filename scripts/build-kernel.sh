@@ -172,7 +172,13 @@ if [ "$(cat "$W/.smmulab-stamp" 2>/dev/null)" != "$stamp" ] || tree_changed; the
     echo "$series" >"$W/.smmulab-series"
     echo "$stamp" >"$W/.smmulab-stamp"
 fi
-series=$(cat "$W/.smmulab-series" 2>/dev/null || echo unknown)
+if [ -n "$tree" ]; then
+    series=$(cat "$W/.smmulab-series")
+elif [ ${#patches[@]} -gt 0 ]; then
+    series="applied (${#patches[@]} patches)"
+else
+    series="not applied (--stock)"
+fi
 echo "$series" >"$B/guest/series"
 log "kit's patch series: $series"
 [ $prepare_only = 0 ] || exit 0
