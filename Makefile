@@ -9,6 +9,11 @@
 #   make bench-zero-cost, bench-engine-cost, fuzz-long, qtest-suite   (docs/testing.md)
 #   make series   the QEMU changes as a git-am-able series in build/series/
 #   make check-series   that series built and tested after every patch
+#   make kernel TREE=DIR   your own Linux tree (6.1 on, read only) with the
+#                 kit's config, module, initramfs, and its series when it
+#                 applies: build/tree-NAME (or TREE_BUILD=DIR), with
+#                 compare.ini there for make scenario S=...
+#   make check-tree TREE=DIR   that build, booted: the series line checked
 #   make clean    remove build/ (caches in ~/.cache/smmulab stay)
 #
 # Variables: QEMU_SRC=DIR|TARBALL (QEMU 10.0.x source of your own),
@@ -18,7 +23,7 @@ BUILD ?= build
 MESON ?= meson
 export QEMU_SRC LINUX_SRC SMMULAB_JOBS SMMULAB_CACHE
 
-.PHONY: all build build-main deps run scenario check bench-unmap bench-zero-cost bench-engine-cost fuzz-long qtest-suite series check-series clean
+.PHONY: all build build-main deps run scenario check kernel check-tree bench-unmap bench-zero-cost bench-engine-cost fuzz-long qtest-suite series check-series clean
 
 all: build
 
@@ -49,6 +54,18 @@ scenario: build-main
 check: build
 	@$(MESON) test -C $(BUILD) --print-errorlogs $(TESTARGS); rc=$$?; \
 	  scripts/test-summary.py $(BUILD)/meson-logs/testlog.json && exit $$rc
+
+# Your own kernel tree: the kit's init and mkcpio for its initramfs, then
+# the kernel in TREE_BUILD (docs/guest.md, "Your own tree")
+TREE_BUILD ?= $(BUILD)/tree-$(notdir $(abspath $(TREE)))
+kernel: deps $(BUILD)/build.ninja
+	@test -n "$(TREE)" || { echo "usage: make kernel TREE=DIR [TREE_BUILD=DIR]" >&2; exit 2; }
+	$(MESON) compile -C $(BUILD) guest/init guest/mkcpio
+	SMMULAB_KIT=$(abspath $(BUILD)) scripts/build-kernel.sh --tree $(TREE) $(TREE_BUILD)
+
+# That kernel built and booted under its compare.ini (minutes: docs/testing.md)
+check-tree: kernel build-main
+	tests/tree-build.sh $(BUILD) $(TREE_BUILD)
 
 # Guest evidence of the model's timing (docs/model.md)
 bench-unmap: build

@@ -362,6 +362,63 @@ static void cores_note(GString *t, JsonObject *sc, JsonObject *root)
     }
 }
 
+/* Whether a run's guest said its kernel has none of the kit's counters */
+static gboolean run_without_series(JsonObject *r)
+{
+    JsonArray *lines = json_object_has_member(r, "result_lines") ?
+        json_object_get_array_member(r, "result_lines") : NULL;
+    guint i;
+
+    for (i = 0; lines && i < json_array_get_length(lines); i++) {
+        if (!strcmp(json_array_get_string_element(lines, i),
+                    "kit-series=absent")) {
+            return TRUE;
+        }
+    }
+    return FALSE;
+}
+
+/*
+ * The variants whose kernel lacks the kit's patch series (a stock kernel,
+ * a tree of the user's the series does not apply to): one line, so that
+ * their empty driver rows and console-counted timeouts are explained.
+ */
+static void series_note(GString *t, JsonArray *runs, GPtrArray *cols)
+{
+    g_autoptr(GString) which = g_string_new(NULL);
+    guint i, j;
+
+    for (i = 0; i < cols->len; i++) {
+        const Column *c = g_ptr_array_index(cols, i);
+        const char *kv = NULL;
+
+        if (c->control) {
+            continue;
+        }
+        for (j = 0; j < json_array_get_length(runs); j++) {
+            JsonObject *r = json_array_get_object_element(runs, j);
+
+            if (!strcmp(json_object_get_string_member(r, "variant"),
+                        c->variant) && run_without_series(r)) {
+                kv = json_object_get_string_member_with_default(
+                    r, "kernel_version", "?");
+                break;
+            }
+        }
+        if (kv) {
+            g_string_append_printf(which, "%s%s (Linux %s)",
+                                   which->len ? ", " : "", c->variant,
+                                   kv);
+        }
+    }
+    if (which->len) {
+        g_string_append_printf(t, "  kernel without the kit's series: no "
+                               "driver counters, no driver variants, "
+                               "timeouts from console lines (at least): "
+                               "%s\n", which->str);
+    }
+}
+
 char *smmulab_report_write(JsonNode *doc, const char *dir, GError **err)
 {
     JsonObject *root = json_node_get_object(doc);
@@ -467,6 +524,7 @@ char *smmulab_report_write(JsonNode *doc, const char *dir, GError **err)
                            "lines elsewhere (at least)" :
                            "console lines only (at least: the kernel rate "
                            "limits them)");
+    series_note(t, runs, cols);
     for (i = 0; i < nrun; i++) {
         JsonObject *r = json_array_get_object_element(runs, i);
 

@@ -12,29 +12,68 @@
 #   scripts/build-kernel.sh --lockdep DIR   the kit kernel with lockdep
 #       (guest/kernel-lockdep.config on top), so the patches' lock
 #       assertions run: DIR/guest/Image, its module and initramfs, as above
+#   scripts/build-kernel.sh --tree TREE DIR   any Linux tree from 6.1 on
+#       (read only), with the kit's series when all of it applies and
+#       without it otherwise (DIR/guest/series says which), the kit's
+#       config (plus guest/kernel-releases.config: options other releases
+#       name differently; an option TREE does not have is left out with a
+#       note), module and initramfs as above, and DIR/compare.ini, a
+#       scenario booting the kit's kernel and this one
+#   --prepare-only (after --tree TREE): stop after the work tree and the
+#       series decision (tests)
 #
-# Work tree BUILDDIR/linux/src (hard links into the cached pristine tree,
-# broken by patch where it writes), objects in BUILDDIR/linux/obj.
+# Work tree BUILDDIR/linux/src (hard links into the cached pristine tree or
+# TREE, broken by patch where it writes), objects in BUILDDIR/linux/obj.
 set -euo pipefail
 SMMULAB_TAG=smmulab-kernel
 . "$(dirname "$0")/common.sh"
 
 stock=0
 lockdep=0
+tree=""
+prepare_only=0
 case "${1:-}" in
 --stock) stock=1; shift ;;
 --lockdep) lockdep=1; shift ;;
+--tree)
+    [ -d "${2:-}" ] || die "--tree ${2:-}: not a directory"
+    tree=$(cd "$2" && pwd)
+    shift 2
+    if [ "${1:-}" = --prepare-only ]; then
+        prepare_only=1
+        shift
+    fi
+    ;;
 esac
-B=$(mkdir -p "${1:?usage: build-kernel.sh [--stock|--lockdep] BUILDDIR}" && cd "$1" && pwd)
+: "${1:?usage: build-kernel.sh [--stock|--lockdep|--tree TREE [--prepare-only]] BUILDDIR}"
+if [ -n "$tree" ]; then
+    case $(realpath -m "$1")/ in
+    "$(realpath "$tree")"/*) die "BUILDDIR $1 is inside --tree $tree, which stays read only" ;;
+    esac
+fi
+B=$(mkdir -p "$1" && cd "$1" && pwd)
 W=$B/linux/src
 O=$B/linux/obj
 LOGS=$B/logs
 FRAGS=("$SMMULAB_ROOT/guest/kernel.config")
 [ $lockdep = 0 ] || FRAGS+=("$SMMULAB_ROOT/guest/kernel-lockdep.config")
+[ -z "$tree" ] || FRAGS+=("$SMMULAB_ROOT/guest/kernel-releases.config")
 mkdir -p "$O" "$LOGS" "$B/guest"
 
-pristine=$("$SMMULAB_ROOT/scripts/linux-src.sh" | tail -n1)
-[ -d "$pristine" ] || exit 1
+if [ -n "$tree" ]; then
+    [ -f "$tree/Makefile" ] && \
+        [ -f "$tree/drivers/iommu/arm/arm-smmu-v3/arm-smmu-v3.c" ] || \
+        die "$tree is not a Linux source tree with arm-smmu-v3"
+    v=$(sed -n 's/^VERSION = //p' "$tree/Makefile" | head -n1)
+    p=$(sed -n 's/^PATCHLEVEL = //p' "$tree/Makefile" | head -n1)
+    if [ "$v" -lt 6 ] 2>/dev/null || { [ "$v" = 6 ] && [ "$p" -lt 1 ]; }; then
+        die "Linux $v.$p in $tree: --tree takes 6.1 or later"
+    fi
+    pristine=$tree
+else
+    pristine=$("$SMMULAB_ROOT/scripts/linux-src.sh" | tail -n1)
+    [ -d "$pristine" ] || exit 1
+fi
 
 shopt -s nullglob
 patches=("$SMMULAB_ROOT"/patches/linux/*.patch)
@@ -51,35 +90,98 @@ patched_files() {
     done | sort -u
 }
 
-if [ "$(cat "$W/.smmulab-stamp" 2>/dev/null)" != "$stamp" ]; then
-    old_files=$(cat "$W/.smmulab-patched" 2>/dev/null || true)
-    log "preparing work tree from $pristine"
+# A tree of the user's may change between builds: any file or directory
+# newer than the work tree's stamp prepares it again
+tree_changed() {
+    [ -n "$tree" ] && [ -f "$W/.smmulab-stamp" ] || return 1
+    [ -n "$(find "$tree" -path "$tree/.git" -prune -o \
+        -newer "$W/.smmulab-stamp" -print -quit)" ]
+}
+
+# make_work_tree: W as a copy of the pristine tree, hard links when the
+# cache is on the same file system
+make_work_tree() {
     rm -rf "$W"
     mkdir -p "$(dirname "$W")"
-    # hard links when the cache is on the same file system, else a copy
     cp -al "$pristine" "$W" 2>/dev/null || { rm -rf "$W"; cp -a "$pristine" "$W"; }
     rm -f "$W/.smmulab-complete"
-    for p in "${patches[@]}"; do
+    # Out-of-tree builds refuse a configured source tree, and git would
+    # write its index: this copy drops both (unlinking leaves TREE as it is)
+    if [ -n "$tree" ]; then
+        rm -rf "$W/.git"
+        if [ -e "$W/.config" ] || [ -d "$W/include/config" ]; then
+            log "$tree is configured or built in place: cleaning the copy (make mrproper)"
+            run_logged "$LOGS/kernel-mrproper.log" "make mrproper in the copy" \
+                make -C "$W" ARCH=arm64 mrproper
+        fi
+    fi
+}
+
+# apply_series PATCH...: all of them to W, each checked with --dry-run
+# first; on the first that does not apply, its name in $failed, return 1
+apply_series() {
+    local p name
+    for p in "$@"; do
         name=${p#"$SMMULAB_ROOT"/}
         if ! patch -d "$W" -p1 --batch --forward --dry-run <"$p" >"$LOGS/linux-patch.log" 2>&1; then
-            cat "$LOGS/linux-patch.log" >&2
-            die "$name does not apply to $(basename "$pristine"); log: $LOGS/linux-patch.log"
+            failed=$name
+            return 1
         fi
         patch -d "$W" -p1 --batch --forward --quiet <"$p"
         log "applied $name"
     done
+}
+
+if [ "$(cat "$W/.smmulab-stamp" 2>/dev/null)" != "$stamp" ] || tree_changed; then
+    old_files=$(cat "$W/.smmulab-patched" 2>/dev/null || true)
+    log "preparing work tree from $pristine"
+    # the last work tree, to keep the times of files whose contents stay
+    rm -rf "$W.old"
+    [ ! -d "$W" ] || mv "$W" "$W.old"
+    make_work_tree
+    series="applied (${#patches[@]} patches)"
+    [ ${#patches[@]} -gt 0 ] || series="not applied (--stock)"
+    failed=""
+    if ! apply_series "${patches[@]}"; then
+        if [ -z "$tree" ]; then
+            cat "$LOGS/linux-patch.log" >&2
+            die "$failed does not apply to $(basename "$pristine"); log: $LOGS/linux-patch.log"
+        fi
+        # All or nothing: start again without any of it
+        log "$failed does not apply to $tree (log: $LOGS/linux-patch.log): building without the kit's series (no driver variants or counters)"
+        series="not applied: $failed does not apply"
+        patches=()
+        make_work_tree
+    fi
     new_files=$(patched_files "${patches[@]}")
     # patch(1) replaces files, which breaks the hard links; for the rest,
-    # copy before touching so the pristine tree keeps its times.
+    # copy before touching so the pristine tree keeps its times.  A file
+    # the same as in the last work tree keeps that one's time.
     printf '%s\n%s\n' "$old_files" "$new_files" | sort -u | while read -r f; do
         [ -n "$f" ] && [ -f "$W/$f" ] || continue
         cp --remove-destination "$W/$f" "$W/$f.smmulab-tmp"
         mv "$W/$f.smmulab-tmp" "$W/$f"
-        touch "$W/$f"
+        if [ -f "$W.old/$f" ] && cmp -s "$W/$f" "$W.old/$f"; then
+            touch -r "$W.old/$f" "$W/$f"
+        else
+            touch "$W/$f"
+        fi
     done
+    rm -rf "$W.old"
     echo "$new_files" >"$W/.smmulab-patched"
+    echo "$series" >"$W/.smmulab-series"
     echo "$stamp" >"$W/.smmulab-stamp"
 fi
+if [ -n "$tree" ]; then
+    series=$(cat "$W/.smmulab-series")
+elif [ ${#patches[@]} -gt 0 ]; then
+    series="applied (${#patches[@]} patches)"
+else
+    series="not applied (--stock)"
+fi
+echo "$series" >"$B/guest/series"
+log "kit's patch series: $series"
+[ $prepare_only = 0 ] || exit 0
 
 kmake=(make -C "$W" O="$O" ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-
        KBUILD_BUILD_TIMESTAMP="smmulab" KBUILD_BUILD_USER=smmulab
@@ -92,6 +194,12 @@ if command -v ccache >/dev/null && [ "${SMMULAB_CCACHE:-1}" = 1 ]; then
 fi
 
 cfg_stamp="$stamp $(files_hash "${FRAGS[@]}")"
+# a tree of the user's may have changed its Kconfig (an edit elsewhere
+# does not configure again)
+if [ -n "$tree" ]; then
+    cfg_stamp+=" $(cd "$W" && find . -name 'Kconfig*' -o -name 'tiny*.config' |
+        LC_ALL=C sort | xargs cat | sha256sum | cut -c1-16)"
+fi
 if [ ! -f "$O/.config" ] || [ "$(cat "$O/.smmulab-config" 2>/dev/null)" != "$cfg_stamp" ]; then
     log "configuring: tinyconfig + ${FRAGS[*]#"$SMMULAB_ROOT"/}"
     run_logged "$LOGS/kernel-config.log" "kernel tinyconfig" "${kmake[@]}" tinyconfig
@@ -100,14 +208,31 @@ if [ ! -f "$O/.config" ] || [ "$(cat "$O/.smmulab-config" 2>/dev/null)" != "$cfg
         "$W/scripts/kconfig/merge_config.sh" -m -O "$O" "$O/.config" "${FRAGS[@]}"
     run_logged "$LOGS/kernel-config.log" "kernel olddefconfig" "${kmake[@]}" olddefconfig
     # Every option of the fragment must have survived Kconfig's dependencies.
+    # A tree of the user's may be a release without some of them (renamed,
+    # removed, not yet there): those are left out with a note.
+    if [ -n "$tree" ]; then
+        grep -rhoE --include='Kconfig*' '^[[:space:]]*(menu)?config [A-Za-z0-9_]+' "$W" |
+            awk '{ print "CONFIG_" $2 }' | sort -u >"$O/.smmulab-symbols"
+    fi
     bad=()
+    absent=()
     while IFS= read -r line; do
         case $line in
-        CONFIG_*=n) opt=${line%%=*}
-            grep -q "^$opt=" "$O/.config" && bad+=("$line") ;;
-        CONFIG_*=*) grep -qxF "$line" "$O/.config" || bad+=("$line") ;;
+        CONFIG_*=*) opt=${line%%=*} ;;
+        *) continue ;;
+        esac
+        if [ -n "$tree" ] && ! grep -qxF "$opt" "$O/.smmulab-symbols"; then
+            absent+=("$opt")
+            continue
+        fi
+        case $line in
+        CONFIG_*=n) grep -q "^$opt=" "$O/.config" && bad+=("$line") ;;
+        *) grep -qxF "$line" "$O/.config" || bad+=("$line") ;;
         esac
     done < <(cat "${FRAGS[@]}")
+    if [ ${#absent[@]} -gt 0 ]; then
+        log "not in this release (left out): ${absent[*]}"
+    fi
     if [ ${#bad[@]} -gt 0 ]; then
         die "kernel config lacks ${bad[*]} (unmet dependencies?); see $O/.config"
     fi
@@ -139,7 +264,7 @@ run_logged "$LOGS/module-build.log" "smmulab_bench module build" \
 install_if_changed "$M/smmulab_bench.ko" "$B/guest/smmulab_bench.ko"
 log "$B/guest/smmulab_bench.ko"
 
-if [ $stock = 1 ] || [ $lockdep = 1 ]; then
+if [ $stock = 1 ] || [ $lockdep = 1 ] || [ -n "$tree" ]; then
     # The kit's init with this kernel's module, as guest/meson.build packs it
     K=${SMMULAB_KIT:-$SMMULAB_ROOT/build}/guest
     [ -x "$K/mkcpio" ] && [ -x "$K/init" ] || \
@@ -149,5 +274,49 @@ if [ $stock = 1 ] || [ $lockdep = 1 ]; then
         'dir sys 755' 'dir lib 755' 'dir lib/modules 755' \
         "file init $K/init 755" \
         "file lib/modules/smmulab_bench.ko $B/guest/smmulab_bench.ko 644"
-    log "$B/guest/initramfs.cpio ($([ $stock = 1 ] && echo "stock kernel, no patch series" || echo "lockdep kernel"))"
+    if [ -n "$tree" ]; then
+        what="$tree, kit's series $series"
+    elif [ $stock = 1 ]; then
+        what="stock kernel, no patch series"
+    else
+        what="lockdep kernel"
+    fi
+    log "$B/guest/initramfs.cpio ($what)"
+fi
+
+if [ -n "$tree" ]; then
+    # A scenario to start from: the kit's kernel against this one
+    cat >"$B/compare.ini" <<EOF
+# Written by scripts/build-kernel.sh --tree $tree
+# The kit's kernel against that tree's (kit's series $series):
+# map+unmap for 2 s on 2 vCPUs under icount, on a 256-entry queue without
+# RIL whose commands take 1 us.  Edit freely (docs/scenarios.md).
+[scenario]
+description=kit kernel against $(basename "$tree") (kit's series ${series%%:*})
+repeat=1
+timeout=300
+control=off
+
+[machine]
+cpus=2
+icount=on
+
+[smmu]
+cmdqs=8
+ril=off
+cmdq-cmd-ns=1000
+
+[workload]
+kind=map-unmap
+seconds=2
+
+[variants]
+kit=
+tree=
+
+[variant.tree]
+kernel=$B/guest/Image
+initrd=$B/guest/initramfs.cpio
+EOF
+    log "$B/compare.ini: the kit's kernel against this one (make scenario S=$B/compare.ini)"
 fi

@@ -62,9 +62,20 @@ static void print_counters(const char *path)
 
 void kernel_counters_report(const char *when)
 {
+	/*
+	 * Patches 0005 and 0006 create these files: a kernel with neither
+	 * (a stock kernel, a tree the series does not apply to) is said to be
+	 * one, once, at the end of the run, so that a report says so instead
+	 * of showing empty driver rows unexplained.
+	 */
 	if (access("/sys/kernel/debug/arm-smmu-v3-cmdq", R_OK) &&
-	    access("/sys/kernel/debug/iommu-probe-lock", R_OK))
+	    access("/sys/kernel/debug/iommu-probe-lock", R_OK)) {
+		if (!*when) {
+			printf("SMMULAB: kernel without the kit's series: no driver counters\n");
+			printf("RESULT kit-series=absent\n");
+		}
 		return;
+	}
 	printf("RESULT kernel-counters%s", when);
 	print_counters("/sys/kernel/debug/arm-smmu-v3-cmdq");
 	print_counters("/sys/kernel/debug/iommu-probe-lock");
