@@ -13,8 +13,8 @@
 #
 # A file is "referred to" when its name is listed in the meson.build of
 # its directory ('smmuv3-cmdq.c', 'smmuv3-cmdq-test') or #included
-# ("smmuv3-cmdq-internal.h", "hw/arm/smmuv3-cmdq.h"), by QEMU's files or
-# by a project file already folded in.  A project file that no patch
+# ("smmuv3-cmdq-internal.h", "hw/arm/smmuv3-cmdq.h") by a file under hw/,
+# include/ or tests/, QEMU's or a project file already folded in.  A project file that no patch
 # refers to is an error: it would be missing from the series.
 set -euo pipefail
 SMMULAB_TAG=smmulab-series
