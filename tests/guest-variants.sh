@@ -225,6 +225,29 @@ for v in alloc-cmpxchg alloc-cmpxchg-full; do
         "$(kc $v cmpxchg_contended) <= $(kc $v cmpxchg_failures) && ($(kc $v cmpxchg_contended) > 0) == ($(kc $v cmpxchg_failures) > 0)"
 done
 
+# cmdq_poll: queue_poll() sleeps in udelay() after every 10 polls and
+# doubles the delay (upstream, the default), so a space wait that keeps its
+# poll state sleeps longer and longer; fixed keeps every sleep at 1 us.
+# The space waits count their sleeps and the time slept (a kernel without
+# the knob has neither counter, and fails here).
+for p in upstream fixed; do
+    boot poll-$p 0 -w unmap-storm -c 4 "${slow[@]}" \
+        -a "smmulab.seconds=2 smmulab.total=8M arm_smmu_v3.cmdq_wait=space arm_smmu_v3.cmdq_poll=$p"
+done
+has poll-fixed "cmdq_poll=fixed printed" 'cmdq_wait=space cmdq_poll=fixed '
+has poll-upstream "cmdq_poll=upstream printed" 'cmdq_wait=space cmdq_poll=upstream '
+check poll-upstream "space waits slept, backing off: $(kc poll-upstream space_wait_sleep_ns) ns in $(kc poll-upstream space_wait_sleeps) sleeps" \
+    "$(kc poll-upstream space_wait_sleeps) > 0 && $(kc poll-upstream space_wait_sleep_ns) > 1000 * $(kc poll-upstream space_wait_sleeps)"
+check poll-fixed "space waits slept 1 us a time: $(kc poll-fixed space_wait_sleep_ns) ns in $(kc poll-fixed space_wait_sleeps) sleeps" \
+    "$(kc poll-fixed space_wait_sleeps) > 0 && $(kc poll-fixed space_wait_sleep_ns) == 1000 * $(kc poll-fixed space_wait_sleeps)"
+for p in upstream fixed; do
+    check poll-$p "the longest space wait's sleep within it: $(kc poll-$p space_wait_max_sleep_ns) <= $(kc poll-$p space_wait_max_ns) ns" \
+        "$(kc poll-$p space_wait_max_sleep_ns) <= $(kc poll-$p space_wait_max_ns)"
+done
+# the add path's space wait backs off alike (alloc-add-full: upstream)
+check alloc-add-full "add space waits slept, backing off" \
+    "$(kc alloc-add-full add_space_wait_sleeps) > 0 && $(kc alloc-add-full add_space_wait_sleep_ns) > 1000 * $(kc alloc-add-full add_space_wait_sleeps) && $(kc alloc-add-full add_space_wait_max_sleep_ns) <= $(kc alloc-add-full add_space_wait_max_ns)"
+
 # add on a queue too small for it (128 entries, under 2 per possible CPU)
 # runs cmpxchg, and the variant line says so.  65 possible CPUs without
 # booting 65: the machine's device tree with 63 more CPU nodes, which
