@@ -248,6 +248,19 @@ done
 check alloc-add-full "add space waits slept, backing off" \
     "$(kc alloc-add-full add_space_wait_sleeps) > 0 && $(kc alloc-add-full add_space_wait_sleep_ns) > 1000 * $(kc alloc-add-full add_space_wait_sleeps) && $(kc alloc-add-full add_space_wait_max_sleep_ns) <= $(kc alloc-add-full add_space_wait_max_ns)"
 
+# A queue that stops retiring: the first TLBI by address costs 1000 s of
+# the model's time, so the queue fills and never drains (boot and probe
+# issue none).  Under add every CPU then waits for its slots with
+# interrupts off, where the soft lockup detector cannot see it, and with
+# jiffies stopped the rate limit silences the "CMDQ timeout" warnings after
+# ten.  The waits must go on reporting the stall (after 2, 4, 8, 16, ...
+# timeouts of 1 s), and the run ends as a hang.
+boot add-stall 3 -w unmap-storm -c 4 -s cmdqs=8 -s ril=off -s cmdq-tlbi-page-ns=1000000000000 -t 45 \
+    -a "smmulab.seconds=2 smmulab.total=8M arm_smmu_v3.cmdq_alloc=add"
+has add-stall "the space wait warns" 'CMDQ timeout waiting for [0-9]+ slots at 0x'
+has add-stall "and still reports the stall after 16 timeouts, past the rate limit" \
+    'CMDQ stalled: 16 timeouts waiting for [0-9]+ slots at 0x[0-9a-f]+, interrupts off'
+
 # add on a queue too small for it (128 entries, under 2 per possible CPU)
 # runs cmpxchg, and the variant line says so.  65 possible CPUs without
 # booting 65: the machine's device tree with 63 more CPU nodes, which
