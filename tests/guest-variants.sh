@@ -302,15 +302,16 @@ check msi-on "every CMD_SYNC completed by MSI, no CONS read while busy" \
 check msi-off "no MSI, CONS polled" \
     "$(mstat msi-off msi-writes) == 0 && $(mstat msi-off cons-reads-busy) > 0"
 
-boot bogus-variants 0 -w none -a "arm_smmu_v3.cmdq_lock=bogus arm_smmu_v3.cmdq_wait=bogus iommu.probe_lock=bogus iommu.alias_walk=bogus arm_smmu_v3.walk_flush=bogus arm_smmu_v3.cmdq_alloc=bogus iommu.probe_lock_buckets=5"
+boot bogus-variants 0 -w none -a "arm_smmu_v3.cmdq_lock=bogus arm_smmu_v3.cmdq_wait=bogus iommu.probe_lock=bogus iommu.alias_walk=bogus arm_smmu_v3.walk_flush=bogus arm_smmu_v3.cmdq_alloc=bogus arm_smmu_v3.cmdq_poll=bogus iommu.probe_lock_buckets=5"
 has bogus-variants "walk_flush=bogus refused" "\`bogus' invalid for parameter \`arm_smmu_v3.walk_flush'"
 has bogus-variants "cmdq_alloc=bogus refused" "\`bogus' invalid for parameter \`arm_smmu_v3.cmdq_alloc'"
 has bogus-variants "probe_lock_buckets=5 refused" 'iommu.probe_lock_buckets=5: not a power of two from 1 to 256, using 64'
 has bogus-variants "cmdq_lock=bogus refused" "\`bogus' invalid for parameter \`arm_smmu_v3.cmdq_lock'"
 has bogus-variants "cmdq_wait=bogus refused" "\`bogus' invalid for parameter \`arm_smmu_v3.cmdq_wait'"
+has bogus-variants "cmdq_poll=bogus refused" "\`bogus' invalid for parameter \`arm_smmu_v3.cmdq_poll'"
 has bogus-variants "probe_lock=bogus refused" 'iommu.probe_lock=bogus: unknown, using global'
 has bogus-variants "alias_walk=bogus refused" 'iommu.alias_walk=bogus: unknown, using all'
-has bogus-variants "the defaults in force" 'cmdq_lock=fair cmdq_wait=full'
+has bogus-variants "the defaults in force" 'cmdq_lock=fair cmdq_wait=full cmdq_poll=upstream '
 
 boot too-big 1 -w unmap-storm -c 2 -a "smmulab.seconds=1 smmulab.size=64M smmulab.total=64G"
 has too-big "a request beyond the guest's memory refused" 'SMMULAB: error: unmap-storm: 2 thread\(s\) of 67108864-byte mappings \(1024 per thread\) pin more than half'
