@@ -149,6 +149,16 @@ const Metric report_common_metrics[] = {
       "calc:space-wait-max-ns", 1e-6, 1, AGG_MAX },
     { "k_space_wait_ms", "driver: space wait, total (ms)",
       "calc:space-wait-ns", 1e-6, 1, AGG_MEAN },
+    /*
+     * How much of the space waits was queue_poll()'s udelay(), whose
+     * delay doubles under cmdq_poll=upstream: in all of them, and in the
+     * longest one (that wait's own sleep, not the longest sleep)
+     */
+    { "k_space_sleep_ms", "driver: space wait, udelay() slept (ms)",
+      "calc:space-wait-sleep-ns", 1e-6, 1, AGG_MEAN },
+    { "k_space_max_sleep_ms",
+      "driver: udelay() slept in the longest space wait (ms)",
+      "calc:space-wait-max-sleep-ns", 1e-6, 1, AGG_MAX },
     { "k_probe_locks", "driver: probe lock acquisitions",
       "kernel:probe_lock_acquisitions", 1, 0, AGG_MEAN },
     { "k_probe_contended", "driver: probe lock contended",
@@ -184,6 +194,9 @@ const Metric report_common_metrics[] = {
       "kernel:add_publish_wait_max_ns", 1e-3, 1, AGG_MAX },
     { "k_add_publish_wait_ms", "driver: add: publication wait, total (ms)",
       "kernel:add_publish_wait_ns", 1e-6, 1, AGG_MEAN },
+    { "k_add_publish_timeouts",
+      "driver: add: publication waits past the CMDQ timeout",
+      "kernel:add_publish_timeouts", 1, 0, AGG_MEAN },
     { "k_walk_flushes", "driver: walk flushes", "kernel:walk_flushes", 1, 0,
       AGG_MEAN },
     { "k_walk_flush_asid", "driver: walk flushes by ASID",
@@ -332,9 +345,13 @@ double report_run_value(JsonObject *run, const Metric *m)
     } else if (g_str_has_prefix(m->src, "calc:space-wait")) {
         /* kernel:NAME and kernel:add_NAME, for kernels that have either */
         JsonObject *k = report_member_obj(run, "kernel");
-        const char *name = strcmp(key, "space-waits") == 0 ? "space_waits"
-                         : strcmp(key, "space-wait-ns") == 0 ? "space_wait_ns"
-                         : "space_wait_max_ns";
+        const char *name =
+            strcmp(key, "space-waits") == 0 ? "space_waits"
+            : strcmp(key, "space-wait-ns") == 0 ? "space_wait_ns"
+            : strcmp(key, "space-wait-sleep-ns") == 0 ? "space_wait_sleep_ns"
+            : strcmp(key, "space-wait-max-sleep-ns") == 0
+                ? "space_wait_max_sleep_ns"
+                : "space_wait_max_ns";
         g_autofree char *add = g_strconcat("add_", name, NULL);
         double c = report_num_member(k, name);
         double a = report_num_member(k, add);
@@ -343,6 +360,10 @@ double report_run_value(JsonObject *run, const Metric *m)
             v = c;
         } else if (isnan(c)) {
             v = a;
+        } else if (!strcmp(name, "space_wait_max_sleep_ns")) {
+            /* the sleep of whichever allocator's wait was the longest */
+            v = report_num_member(k, "add_space_wait_max_ns") >
+                report_num_member(k, "space_wait_max_ns") ? a : c;
         } else {
             v = strstr(name, "max") ? MAX(c, a) : c + a;
         }

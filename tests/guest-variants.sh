@@ -225,6 +225,42 @@ for v in alloc-cmpxchg alloc-cmpxchg-full; do
         "$(kc $v cmpxchg_contended) <= $(kc $v cmpxchg_failures) && ($(kc $v cmpxchg_contended) > 0) == ($(kc $v cmpxchg_failures) > 0)"
 done
 
+# cmdq_poll: queue_poll() sleeps in udelay() after every 10 polls and
+# doubles the delay (upstream, the default), so a space wait that keeps its
+# poll state sleeps longer and longer; fixed keeps every sleep at 1 us.
+# The space waits count their sleeps and the time slept (a kernel without
+# the knob has neither counter, and fails here).
+for p in upstream fixed; do
+    boot poll-$p 0 -w unmap-storm -c 4 "${slow[@]}" \
+        -a "smmulab.seconds=2 smmulab.total=8M arm_smmu_v3.cmdq_wait=space arm_smmu_v3.cmdq_poll=$p"
+done
+has poll-fixed "cmdq_poll=fixed printed" 'cmdq_wait=space cmdq_poll=fixed '
+has poll-upstream "cmdq_poll=upstream printed" 'cmdq_wait=space cmdq_poll=upstream '
+check poll-upstream "space waits slept, backing off: $(kc poll-upstream space_wait_sleep_ns) ns in $(kc poll-upstream space_wait_sleeps) sleeps" \
+    "$(kc poll-upstream space_wait_sleeps) > 0 && $(kc poll-upstream space_wait_sleep_ns) > 1000 * $(kc poll-upstream space_wait_sleeps)"
+check poll-fixed "space waits slept 1 us a time: $(kc poll-fixed space_wait_sleep_ns) ns in $(kc poll-fixed space_wait_sleeps) sleeps" \
+    "$(kc poll-fixed space_wait_sleeps) > 0 && $(kc poll-fixed space_wait_sleep_ns) == 1000 * $(kc poll-fixed space_wait_sleeps)"
+for p in upstream fixed; do
+    check poll-$p "the longest space wait's sleep within it: $(kc poll-$p space_wait_max_sleep_ns) <= $(kc poll-$p space_wait_max_ns) ns" \
+        "$(kc poll-$p space_wait_max_sleep_ns) <= $(kc poll-$p space_wait_max_ns)"
+done
+# the add path's space wait backs off alike (alloc-add-full: upstream)
+check alloc-add-full "add space waits slept, backing off" \
+    "$(kc alloc-add-full add_space_wait_sleeps) > 0 && $(kc alloc-add-full add_space_wait_sleep_ns) > 1000 * $(kc alloc-add-full add_space_wait_sleeps) && $(kc alloc-add-full add_space_wait_max_sleep_ns) <= $(kc alloc-add-full add_space_wait_max_ns)"
+
+# A queue that stops retiring: the first TLBI by address costs 1000 s of
+# the model's time, so the queue fills and never drains (boot and probe
+# issue none).  Under add every CPU then waits for its slots with
+# interrupts off, where the soft lockup detector cannot see it, and with
+# jiffies stopped the rate limit silences the "CMDQ timeout" warnings after
+# ten.  The waits must go on reporting the stall (after 2, 4, 8, 16, ...
+# timeouts of 1 s), and the run ends as a hang.
+boot add-stall 3 -w unmap-storm -c 4 -s cmdqs=8 -s ril=off -s cmdq-tlbi-page-ns=1000000000000 -t 45 \
+    -a "smmulab.seconds=2 smmulab.total=8M arm_smmu_v3.cmdq_alloc=add"
+has add-stall "the space wait warns" 'CMDQ timeout waiting for [0-9]+ slots at 0x'
+has add-stall "and still reports the stall after 16 timeouts, past the rate limit" \
+    'CMDQ stalled: 16 timeouts waiting for [0-9]+ slots at 0x[0-9a-f]+, interrupts off'
+
 # add on a queue too small for it (128 entries, under 2 per possible CPU)
 # runs cmpxchg, and the variant line says so.  65 possible CPUs without
 # booting 65: the machine's device tree with 63 more CPU nodes, which
@@ -266,15 +302,16 @@ check msi-on "every CMD_SYNC completed by MSI, no CONS read while busy" \
 check msi-off "no MSI, CONS polled" \
     "$(mstat msi-off msi-writes) == 0 && $(mstat msi-off cons-reads-busy) > 0"
 
-boot bogus-variants 0 -w none -a "arm_smmu_v3.cmdq_lock=bogus arm_smmu_v3.cmdq_wait=bogus iommu.probe_lock=bogus iommu.alias_walk=bogus arm_smmu_v3.walk_flush=bogus arm_smmu_v3.cmdq_alloc=bogus iommu.probe_lock_buckets=5"
+boot bogus-variants 0 -w none -a "arm_smmu_v3.cmdq_lock=bogus arm_smmu_v3.cmdq_wait=bogus iommu.probe_lock=bogus iommu.alias_walk=bogus arm_smmu_v3.walk_flush=bogus arm_smmu_v3.cmdq_alloc=bogus arm_smmu_v3.cmdq_poll=bogus iommu.probe_lock_buckets=5"
 has bogus-variants "walk_flush=bogus refused" "\`bogus' invalid for parameter \`arm_smmu_v3.walk_flush'"
 has bogus-variants "cmdq_alloc=bogus refused" "\`bogus' invalid for parameter \`arm_smmu_v3.cmdq_alloc'"
 has bogus-variants "probe_lock_buckets=5 refused" 'iommu.probe_lock_buckets=5: not a power of two from 1 to 256, using 64'
 has bogus-variants "cmdq_lock=bogus refused" "\`bogus' invalid for parameter \`arm_smmu_v3.cmdq_lock'"
 has bogus-variants "cmdq_wait=bogus refused" "\`bogus' invalid for parameter \`arm_smmu_v3.cmdq_wait'"
+has bogus-variants "cmdq_poll=bogus refused" "\`bogus' invalid for parameter \`arm_smmu_v3.cmdq_poll'"
 has bogus-variants "probe_lock=bogus refused" 'iommu.probe_lock=bogus: unknown, using global'
 has bogus-variants "alias_walk=bogus refused" 'iommu.alias_walk=bogus: unknown, using all'
-has bogus-variants "the defaults in force" 'cmdq_lock=fair cmdq_wait=full'
+has bogus-variants "the defaults in force" 'cmdq_lock=fair cmdq_wait=full cmdq_poll=upstream '
 
 boot too-big 1 -w unmap-storm -c 2 -a "smmulab.seconds=1 smmulab.size=64M smmulab.total=64G"
 has too-big "a request beyond the guest's memory refused" 'SMMULAB: error: unmap-storm: 2 thread\(s\) of 67108864-byte mappings \(1024 per thread\) pin more than half'

@@ -102,14 +102,23 @@ for v in d["scenario"]["variants"]:
     if v["name"] == "fair":
         v["name"], v["append"] = "add", "arm_smmu_v3.cmdq_alloc=add"
 for r in d["runs"]:
+    k = r["kernel"]
+    if r["variant"] == "legacy" and not r["control"]:
+        # cmpxchg's space waits slept 1 s, 0.5 s in the longest
+        k.update(space_wait_sleep_ns=1000000000,
+                 space_wait_max_sleep_ns=500000000)
     if r["variant"] != "fair":
         continue
     r["variant"] = "add"
-    k = r["kernel"]
     for c in ("space_waits", "space_wait_ns", "space_wait_max_ns"):
         k["add_" + c], k[c] = k[c], 0
     k.update(add_publish_waits=7, add_publish_wait_ns=2000000,
              add_publish_wait_max_ns=1234567)
+    if not r["control"]:
+        # add's slept 3 s, 1.5 s in its longest; cmpxchg's counters 0
+        k.update(space_wait_sleep_ns=0, space_wait_max_sleep_ns=0,
+                 add_space_wait_sleep_ns=3000000000,
+                 add_space_wait_max_sleep_ns=1500000000)
 json.dump(d, open(sys.argv[2], "w"))
 PY
 if "$RUN" --report "$tmp/alloc" >"$tmp/alloc.out" 2>&1; then
@@ -129,6 +138,14 @@ if "$RUN" --report "$tmp/alloc" >"$tmp/alloc.out" 2>&1; then
         ok "the verdict compares add's space wait: ${got# *}"
     else
         notok "verdict on add's space wait: '$got', expected '${want/fair vs/add vs}'"
+    fi
+    # the udelay() sleep of the space waits, read from whichever
+    # allocator's counters the variant has (legacy: cmpxchg, add: add)
+    if grep -qE '^driver: space wait, udelay\(\) slept \(ms\) +1000\.0 +3000\.0 ' "$tmp/alloc/report.txt" && \
+       grep -qE '^driver: udelay\(\) slept in the longest space wait \(ms\) +500\.0 +1500\.0 ' "$tmp/alloc/report.txt"; then
+        ok "the space waits' udelay() sleep read from either allocator's counters"
+    else
+        notok "udelay() rows: $(grep 'udelay' "$tmp/alloc/report.txt" | tr '\n' '|')"
     fi
     if grep -qE '^driver: add: longest publication wait \(us\) .* 1234\.6 ' "$tmp/alloc/report.txt"; then
         ok "add's publication wait on a row of its own"
