@@ -401,7 +401,8 @@ static char *random_props(Rng *r)
             v = below(r, 100000);
             break;
         case 3:
-            v = rnd(r) >> below(r, 64);     /* up to 2^64 - 1 */
+            /* any magnitude, up to the largest cost (10^12 ns) */
+            v = MIN(rnd(r) >> below(r, 64), 1000000000000ULL);
             break;
         default:
             continue;
