@@ -75,6 +75,11 @@ def main(argv):
         cp.remove_section("variants")
         cp["variants"] = {variant: append}
         cp["variant." + variant] = {"kernel": kernel, "initrd": initrd}
+        # the runner wants the scenario's default kernel too
+        if not cp.has_section("guest"):
+            cp["guest"] = {}
+        cp["guest"]["kernel"] = kernel
+        cp["guest"]["initrd"] = initrd
         sc = cp["scenario"]
         sc["control"] = "off"
         sc["repeat"] = repeat

@@ -106,9 +106,9 @@ while [ $# -gt 0 ]; do
 done
 [ $# = 4 ] || die "usage: smmulab-bisect.sh [OPTIONS] TREE GOOD BAD SCENARIO.ini (--help)"
 TREE=$1 GOOD=$2 BAD=$3 SCEN=$4
-[ -d "$TREE" ] && git -C "$TREE" rev-parse --is-inside-work-tree >/dev/null 2>&1 || \
-    die "$TREE is not a git work tree"
-TREE=$(git -C "$TREE" rev-parse --show-toplevel)
+[ -d "$TREE" ] && [ "$(git -C "$TREE" rev-parse --show-toplevel 2>/dev/null)" = \
+    "$(realpath "$TREE")" ] || die "$TREE is not a git work tree (the top of a clone)"
+TREE=$(realpath "$TREE")
 [ -z "$(git -C "$TREE" status --porcelain --untracked-files=no)" ] || \
     die "$TREE has uncommitted changes: commit or stash them first"
 [ ! -e "$(git -C "$TREE" rev-parse --git-path BISECT_START)" ] || \
