@@ -29,6 +29,9 @@ HELPER=$SMMULAB_ROOT/scripts/bisect-helper.py
 # ---- one step, under git bisect run -----------------------------------
 if [ "${1:-}" = --step ]; then
     : "${BISECT_OUT:?}" "${BISECT_TREE:?}"
+    # an error of the step itself must abort the bisect (exit > 127), not
+    # mark the commit bad (1..127)
+    trap 'log "step failed (line $LINENO): aborting the bisect"; exit 255' ERR
     commit=$(git -C "$BISECT_TREE" rev-parse HEAD)
     short=${commit:0:12}
     n=$(($(cat "$BISECT_OUT/.nsteps" 2>/dev/null || echo 0) + 1))
@@ -177,7 +180,7 @@ if [ "$d" != yes ]; then
 fi
 log "good and bad differ on $primary (p=$p, n=$batch+$batch): bisecting"
 
-git -C "$TREE" bisect start -q "$bad" "$good" 2>/dev/null || git -C "$TREE" bisect start "$bad" "$good" >/dev/null
+git -C "$TREE" bisect start "$bad" "$good" >/dev/null
 set +e
 git -C "$TREE" bisect run "$0" --step 2>&1 | tee "$OUT/bisect-run.log" |
     grep --line-buffered -E '^smmulab-bisect:|is the first bad commit'
