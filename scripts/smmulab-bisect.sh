@@ -54,8 +54,9 @@ if [ "${1:-}" = --step ]; then
     dirs=()
     while :; do
         seed=$(python3 -c "print(($BISECT_SEED + $b) % 2**64)")
-        "$BISECT_RUNNER" --build "$BISECT_BUILD" --seed "$seed" \
-            --out "$S/batch-$b" "$S/scenario.ini" >"$S/batch-$b.log" 2>&1 || true
+        (cd "$BISECT_CWD" && "$BISECT_RUNNER" --build "$BISECT_BUILD" \
+            --topologies "$SMMULAB_ROOT/configs/topologies.ini" --seed "$seed" \
+            --out "$S/batch-$b" "$S/scenario.ini") >"$S/batch-$b.log" 2>&1 || true
         [ -f "$S/batch-$b/runs.json" ] || {
             tail -n 5 "$S/batch-$b.log" >&2
             log "step $n: the runner wrote no runs.json (log: $S/batch-$b.log)"
@@ -114,7 +115,8 @@ TREE=$1 GOOD=$2 BAD=$3 SCEN=$4
 TREE=$(realpath "$TREE")
 [ -z "$(git -C "$TREE" status --porcelain --untracked-files=no)" ] || \
     die "$TREE has uncommitted changes: commit or stash them first"
-[ ! -e "$(git -C "$TREE" rev-parse --git-path BISECT_START)" ] || \
+GITDIR=$(git -C "$TREE" rev-parse --absolute-git-dir)
+[ ! -e "$GITDIR/BISECT_START" ] || \
     die "$TREE is already bisecting (git bisect reset first)"
 good=$(git -C "$TREE" rev-parse -q --verify "$GOOD^{commit}") || die "unknown commit $GOOD in $TREE"
 bad=$(git -C "$TREE" rev-parse -q --verify "$BAD^{commit}") || die "unknown commit $BAD in $TREE"
@@ -139,13 +141,13 @@ case $OUT/ in "$TREE"/*) die "--out $OUT is inside $TREE" ;; esac
 rm -rf "$OUT/steps" "$OUT/good" "$OUT/bad" "$OUT/summary.txt" "$OUT/.nsteps"
 export BISECT_OUT=$OUT BISECT_TREE=$TREE BISECT_BUILD=$BUILD BISECT_RUNNER=$RUNNER \
     BISECT_SCENARIO=$SCEN BISECT_VARIANT=$variant BISECT_BATCH=$batch \
-    BISECT_CAP=$cap BISECT_SEED=$seed
+    BISECT_CAP=$cap BISECT_SEED=$seed BISECT_CWD=$PWD
 
 # Leave TREE as it was, whatever happens
 orig=$(git -C "$TREE" symbolic-ref -q --short HEAD || git -C "$TREE" rev-parse HEAD)
 restore() {
-    if [ -e "$(git -C "$TREE" rev-parse --git-path BISECT_START)" ]; then
-        git -C "$TREE" bisect reset -q >/dev/null 2>&1 || true
+    if [ -e "$GITDIR/BISECT_START" ]; then
+        git -C "$TREE" bisect reset >/dev/null 2>&1 || true
     fi
     git -C "$TREE" checkout -q "$orig" 2>/dev/null || true
 }
@@ -167,8 +169,8 @@ measure_end() { # NAME COMMIT
     "$HELPER" scenario "$SCEN" "$variant" "$OUT/$name.ini" \
         "$OUT/$name-kernel/Image" "$OUT/$name-kernel/initramfs.cpio" "$batch"
     log "$name (${c:0:12}): $batch run(s)"
-    "$RUNNER" --build "$BUILD" --seed "$seed" --out "$OUT/$name" "$OUT/$name.ini" \
-        >"$OUT/$name.log" 2>&1 || true
+    "$RUNNER" --build "$BUILD" --topologies "$SMMULAB_ROOT/configs/topologies.ini" \
+        --seed "$seed" --out "$OUT/$name" "$OUT/$name.ini" >"$OUT/$name.log" 2>&1 || true
     [ -f "$OUT/$name/runs.json" ] || die "$name: the runner wrote no runs.json (log: $OUT/$name.log)"
 }
 measure_end good "$good"
@@ -180,6 +182,7 @@ if [ "$d" != yes ]; then
 fi
 log "good and bad differ on $primary (p=$p, n=$batch+$batch): bisecting"
 
+git -C "$TREE" checkout -q "$orig"
 git -C "$TREE" bisect start "$bad" "$good" >/dev/null
 set +e
 git -C "$TREE" bisect run "$0" --step 2>&1 | tee "$OUT/bisect-run.log" |
