@@ -138,7 +138,9 @@ out=${out:-$BUILD/bisect-$(date +%Y%m%d-%H%M%S)}
 mkdir -p "$out"
 OUT=$(realpath "$out")
 case $OUT/ in "$TREE"/*) die "--out $OUT is inside $TREE" ;; esac
-rm -rf "$OUT/steps" "$OUT/good" "$OUT/bad" "$OUT/summary.txt" "$OUT/.nsteps"
+# a rerun into the same OUT keeps only the kernel's objects
+rm -rf "$OUT/steps" "$OUT/good" "$OUT/bad" "$OUT/good-vs-bad" "$OUT/summary.txt" \
+    "$OUT/.nsteps" "$OUT/result.txt" "$OUT/bisect.log" "$OUT/bisect-run.log"
 export BISECT_OUT=$OUT BISECT_TREE=$TREE BISECT_BUILD=$BUILD BISECT_RUNNER=$RUNNER \
     BISECT_SCENARIO=$SCEN BISECT_VARIANT=$variant BISECT_BATCH=$batch \
     BISECT_CAP=$cap BISECT_SEED=$seed BISECT_CWD=$PWD
