@@ -144,6 +144,11 @@ rm -rf "$OUT/steps" "$OUT/good" "$OUT/bad" "$OUT/good-vs-bad" "$OUT/summary.txt"
 export BISECT_OUT=$OUT BISECT_TREE=$TREE BISECT_BUILD=$BUILD BISECT_RUNNER=$RUNNER \
     BISECT_SCENARIO=$SCEN BISECT_VARIANT=$variant BISECT_BATCH=$batch \
     BISECT_CAP=$cap BISECT_SEED=$seed BISECT_CWD=$PWD
+# kbuild numbers each build (#N in the banner), which would make the same
+# source boot a different Image, and so other runs, after another build
+# history: one number for all, so that the same invocation gives the same
+# bisect
+export KBUILD_BUILD_VERSION=1
 
 # Leave TREE as it was, whatever happens
 orig=$(git -C "$TREE" symbolic-ref -q --short HEAD || git -C "$TREE" rev-parse HEAD)
