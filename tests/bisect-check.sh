@@ -65,6 +65,18 @@ echo c >"$tmp/repo/f"
 refuses "uncommitted changes" "dirty tree" "$tmp/repo" HEAD~1 HEAD "$tmp/p.ini"
 git -C "$tmp/repo" checkout -q f
 
+# past the checks: GOOD checked out and built; a tree that does not build
+# ends in one line, the tree back on its branch (the EXIT trap)
+branch0=$(git -C "$tmp/repo" symbolic-ref HEAD)
+out=$("$BI" --build "$B" --out "$tmp/out" "$tmp/repo" HEAD~1 HEAD "$tmp/p.ini" 2>&1 >/dev/null)
+rc=$?
+if [ $rc != 0 ] && [[ $out == *"does not build"* ]] &&
+    [ "$(git -C "$tmp/repo" symbolic-ref -q HEAD)" = "$branch0" ]; then
+    ok "GOOD does not build: '$out', the tree back on its branch"
+else
+    notok "GOOD does not build: rc=$rc '$out', HEAD $(git -C "$tmp/repo" symbolic-ref -q HEAD || echo detached)"
+fi
+
 # the decision of a step from its two comparisons
 for c in "yes no bad" "no yes good" "no no more" "yes yes more"; do
     set -- $c
