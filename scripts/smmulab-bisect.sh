@@ -192,7 +192,7 @@ log "good and bad differ on $primary (p=$p, n=$batch+$batch): bisecting"
 git -C "$TREE" checkout -q "$orig"
 git -C "$TREE" bisect start "$bad" "$good" >/dev/null
 set +e
-git -C "$TREE" bisect run "$0" --step 2>&1 | tee "$OUT/bisect-run.log" |
+git -C "$TREE" bisect run "$SMMULAB_ROOT/scripts/smmulab-bisect.sh" --step 2>&1 | tee "$OUT/bisect-run.log" |
     grep --line-buffered -E '^smmulab-bisect:|is the first bad commit'
 rc=${PIPESTATUS[0]}
 set -e
