@@ -14,6 +14,10 @@
 #                 applies: build/tree-NAME (or TREE_BUILD=DIR), with
 #                 compare.ini there for make scenario S=...
 #   make check-tree TREE=DIR   that build, booted: the series line checked
+#   make bisect TREE=DIR GOOD=C BAD=C S=SCENARIO   which commit of a git tree
+#                 brought a lockup (the scenario's primary endpoint;
+#                 BISECT_OPTS=--variant NAME --batch N --cap N --seed N)
+#   make check-bisect   that bisect on a history of its own (minutes)
 #   make clean    remove build/ (caches in ~/.cache/smmulab stay)
 #
 # Variables: QEMU_SRC=DIR|TARBALL (QEMU 10.0.x source of your own),
@@ -23,7 +27,7 @@ BUILD ?= build
 MESON ?= meson
 export QEMU_SRC LINUX_SRC SMMULAB_JOBS SMMULAB_CACHE
 
-.PHONY: all build build-main deps run scenario check kernel check-tree bench-unmap bench-zero-cost bench-engine-cost fuzz-long qtest-suite series check-series clean
+.PHONY: all build build-main deps run scenario check kernel check-tree bisect check-bisect bench-unmap bench-zero-cost bench-engine-cost fuzz-long qtest-suite series check-series clean
 
 all: build
 
@@ -66,6 +70,19 @@ kernel: deps $(BUILD)/build.ninja
 # That kernel built and booted under its compare.ini (minutes: docs/testing.md)
 check-tree: kernel build-main
 	tests/tree-build.sh $(BUILD) $(TREE_BUILD)
+
+# Bisect a lockup (docs/scenarios.md, "Bisect a lockup"): results in
+# build/bisect-TIME (or BISECT_OPTS=--out DIR)
+bisect: build-main
+	@test -n "$(TREE)" -a -n "$(GOOD)" -a -n "$(BAD)" || { echo "usage: make bisect TREE=DIR GOOD=COMMIT BAD=COMMIT S=SCENARIO [BISECT_OPTS=...]" >&2; exit 2; }
+	$(MESON) compile -C $(BUILD) guest/init guest/mkcpio
+	scripts/smmulab-bisect.sh --build $(BUILD) $(BISECT_OPTS) $(TREE) $(GOOD) $(BAD) $(S)
+
+# The bisect on a history it makes (Debian's 6.12, the kit's series, a
+# planted lockup): it must name the planted commit (docs/testing.md)
+check-bisect: build-main
+	$(MESON) compile -C $(BUILD) guest/init guest/mkcpio
+	tests/bisect-e2e.sh $(BUILD)
 
 # Guest evidence of the model's timing (docs/model.md)
 bench-unmap: build

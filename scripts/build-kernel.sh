@@ -21,6 +21,8 @@
 #       scenario booting the kit's kernel and this one
 #   --prepare-only (after --tree TREE): stop after the work tree and the
 #       series decision (tests)
+#   --as-is (after --tree TREE): never apply the kit's series, build TREE
+#       as it is (a bisect, whose history may hold the series as commits)
 #
 # Work tree BUILDDIR/linux/src (hard links into the cached pristine tree or
 # TREE, broken by patch where it writes), objects in BUILDDIR/linux/obj.
@@ -32,6 +34,7 @@ stock=0
 lockdep=0
 tree=""
 prepare_only=0
+as_is=0
 case "${1:-}" in
 --stock) stock=1; shift ;;
 --lockdep) lockdep=1; shift ;;
@@ -39,13 +42,16 @@ case "${1:-}" in
     [ -d "${2:-}" ] || die "--tree ${2:-}: not a directory"
     tree=$(cd "$2" && pwd)
     shift 2
-    if [ "${1:-}" = --prepare-only ]; then
-        prepare_only=1
-        shift
-    fi
+    while :; do
+        case "${1:-}" in
+        --prepare-only) prepare_only=1; shift ;;
+        --as-is) as_is=1; shift ;;
+        *) break ;;
+        esac
+    done
     ;;
 esac
-: "${1:?usage: build-kernel.sh [--stock|--lockdep|--tree TREE [--prepare-only]] BUILDDIR}"
+: "${1:?usage: build-kernel.sh [--stock|--lockdep|--tree TREE [--prepare-only] [--as-is]] BUILDDIR}"
 if [ -n "$tree" ]; then
     case $(realpath -m "$1")/ in
     "$(realpath "$tree")"/*) die "BUILDDIR $1 is inside --tree $tree, which stays read only" ;;
@@ -79,6 +85,7 @@ shopt -s nullglob
 patches=("$SMMULAB_ROOT"/patches/linux/*.patch)
 shopt -u nullglob
 [ $stock = 0 ] || patches=()
+[ $as_is = 0 ] || patches=()
 stamp="$pristine $(files_hash "${patches[@]}")"
 
 # Files a patch series touches, so that a change of series rebuilds them even
@@ -141,6 +148,7 @@ if [ "$(cat "$W/.smmulab-stamp" 2>/dev/null)" != "$stamp" ] || tree_changed; the
     make_work_tree
     series="applied (${#patches[@]} patches)"
     [ ${#patches[@]} -gt 0 ] || series="not applied (--stock)"
+    [ $as_is = 0 ] || series="not applied (--as-is)"
     failed=""
     if ! apply_series "${patches[@]}"; then
         if [ -z "$tree" ]; then
