@@ -162,7 +162,7 @@ fi
       sleep 0.1
   done ) &
 killer=$!
-"$RUN" --build "$B" --out "$OUT/rob" --console-cap 1048576 tests/scenarios/robustness.ini \
+"$RUN" --build "$B" --out "$OUT/rob" --console-cap 262144 tests/scenarios/robustness.ini \
     >"$OUT/rob.out" 2>"$OUT/rob.err"
 rc=$?
 kill $killer 2>/dev/null
@@ -175,7 +175,7 @@ check "robustness: a killed QEMU reported" grep -q '^  run killed rep 1: qemu-fa
 check "robustness: the good run after them ran and passed" grep -q '^  runs: 1 of 5 ok' "$OUT/rob.out"
 check "robustness: flood flagged in runs.json" grep -q '"console_flood" : true' "$OUT/rob/runs.json"
 size=$(stat -c %s "$OUT"/rob/03-flood-rep1.log 2>/dev/null || echo 0)
-check "robustness: flood log capped at 1 MiB (got $size bytes)" [ "$size" -le 1048576 -a "$size" -gt 0 ]
+check "robustness: flood log capped at 256 KiB (got $size bytes)" [ "$size" -le 262144 -a "$size" -gt 0 ]
 check "robustness: every run's log kept" [ "$(ls "$OUT"/rob/*.log | wc -l)" = 5 ]
 
 # Kernel against kernel: a variant boots its own Image (here a copy)
