@@ -59,15 +59,7 @@ version=$(cat "$pristine/VERSION")
 # tree (for upstream, only the device set, so both build the same machine).
 overlay_dirs=(hw include tests/qtest configs/devices)
 [ "$flavor" != upstream ] || overlay_dirs=(configs/devices)
-overlay_list() {
-    local d dirs=()
-    for d in "${overlay_dirs[@]}"; do
-        [ -d "$SMMULAB_ROOT/$d" ] && dirs+=("$d")
-    done
-    [ ${#dirs[@]} -gt 0 ] || return 0
-    (cd "$SMMULAB_ROOT" && find "${dirs[@]}" -type f ! -name '*~' ! -name '.*' | \
-        LC_ALL=C sort)
-}
+overlay_list() { project_files "${overlay_dirs[@]}"; }
 
 shopt -s nullglob
 patches=("$SMMULAB_ROOT"/patches/qemu/*.patch)
@@ -95,13 +87,7 @@ elif [ "$(cat "$W/.smmulab-stamp" 2>/dev/null)" != "$stamp" ]; then
         patch -d "$W" -p1 --batch --forward --quiet <"$p"
         log "applied $name"
     done
-    # Debian's source package strips the firmware blobs configure expects.
-    for fd in edk2-aarch64-code edk2-arm-code edk2-arm-vars edk2-i386-code \
-              edk2-i386-secure-code edk2-i386-vars edk2-x86_64-code \
-              edk2-x86_64-secure-code edk2-riscv-code edk2-riscv-vars \
-              edk2-loongarch64-code edk2-loongarch64-vars; do
-        [ -e "$W/pc-bios/$fd.fd.bz2" ] || : >"$W/pc-bios/$fd.fd.bz2"
-    done
+    qemu_fake_firmware "$W"
     echo "$stamp" >"$W/.smmulab-stamp"
 fi
 
@@ -134,14 +120,7 @@ done <<<"$new_overlay"
 echo "$new_overlay" >"$W/.smmulab-overlay"
 [ $ncopied = 0 ] || log "overlay: $ncopied file(s) updated"
 
-if command -v ccache >/dev/null && [ "${SMMULAB_CCACHE:-1}" = 1 ]; then
-    export CCACHE_DIR=${CCACHE_DIR:-$SMMULAB_CACHE/ccache}
-    export CCACHE_BASEDIR=$B
-    export CCACHE_NOHASHDIR=1
-    cc="ccache gcc"
-else
-    cc=gcc
-fi
+qemu_cc "$B"
 
 mapfile -t configure_args < <(qemu_configure_args)
 configure_args+=(--with-pkgversion=smmulab "${extra_configure[@]}")

@@ -133,3 +133,40 @@ qemu_configure_args() {
         --disable-rust \
         --disable-user
 }
+
+# project_files DIR...: the project's files under those of DIR... that
+# exist, relative to its root and sorted (the QEMU overlay and series)
+project_files() {
+    local d dirs=()
+    for d in "$@"; do
+        [ -d "$SMMULAB_ROOT/$d" ] && dirs+=("$d")
+    done
+    [ ${#dirs[@]} -gt 0 ] || return 0
+    (cd "$SMMULAB_ROOT" && find "${dirs[@]}" -type f ! -name '*~' ! -name '.*' | \
+        LC_ALL=C sort)
+}
+
+# qemu_fake_firmware TREE: Debian's QEMU source strips the firmware blobs
+# configure expects; empty placeholders let it run
+qemu_fake_firmware() {
+    local fd
+    for fd in edk2-aarch64-code edk2-arm-code edk2-arm-vars edk2-i386-code \
+              edk2-i386-secure-code edk2-i386-vars edk2-x86_64-code \
+              edk2-x86_64-secure-code edk2-riscv-code edk2-riscv-vars \
+              edk2-loongarch64-code edk2-loongarch64-vars; do
+        [ -e "$1/pc-bios/$fd.fd.bz2" ] || : >"$1/pc-bios/$fd.fd.bz2"
+    done
+}
+
+# qemu_cc BASEDIR: the compiler for a QEMU build (ccache with paths made
+# relative to BASEDIR, unless SMMULAB_CCACHE=0), in $cc
+qemu_cc() {
+    if command -v ccache >/dev/null && [ "${SMMULAB_CCACHE:-1}" = 1 ]; then
+        export CCACHE_DIR=${CCACHE_DIR:-$SMMULAB_CACHE/ccache}
+        export CCACHE_BASEDIR=$1
+        export CCACHE_NOHASHDIR=1
+        cc="ccache gcc"
+    else
+        cc=gcc
+    fi
+}

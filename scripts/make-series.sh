@@ -39,8 +39,7 @@ cover=$SMMULAB_ROOT/patches/qemu/cover-letter
 
 # The project's QEMU-side files that belong in QEMU's tree (the device
 # config under configs/devices/ is smmulab's build choice, not a change)
-mapfile -t overlay < <(cd "$SMMULAB_ROOT" && \
-    find hw include tests/qtest -type f ! -name '*~' ! -name '.*' | LC_ALL=C sort)
+mapfile -t overlay < <(project_files hw include tests/qtest)
 
 git_r() {
     git -C "$R" -c user.name=smmulab -c user.email=smmulab@localhost \
@@ -67,36 +66,20 @@ git_r am --abort >/dev/null 2>&1 || true
 git_r checkout -q -f -B series pristine
 git_r clean -q -fd
 
-# How QEMU's tree refers to a project file
-refs_of() {
-    local f=$1 base dir
+# Does QEMU's tree (or a project file folded in) refer to project file $1?
+referred() {
+    local f=$1 base
     base=$(basename "$f")
-    dir=$(dirname "$f")
     case $f in
     *.h)
-        echo "\"$base\""
-        [ "${f#include/}" = "$f" ] || echo "\"${f#include/}\""
-        ;;
-    tests/qtest/*.c)
-        echo "'${base%.c}'" ;;
+        git_r grep -q -F -e "#include \"$base\"" -e "#include \"${f#include/}\"" \
+            -- hw include tests 2>/dev/null ;;
     *.c)
-        echo "'$base'" ;;
+        [ "${f#tests/qtest/}" = "$f" ] || base=${base%.c}
+        grep -qF -- "'$base'" "$R/$(dirname "$f")/meson.build" 2>/dev/null ;;
+    *)
+        return 1 ;;
     esac
-    echo "@$dir"
-}
-
-referred() {
-    local f=$1 ref dir=
-    while read -r ref; do
-        case $ref in
-        @*) dir=${ref#@} ;;
-        \'*)
-            [ -f "$R/$dir/meson.build" ] && grep -qF -- "$ref" "$R/$dir/meson.build" && return 0 ;;
-        *)
-            git_r grep -q -F -e "#include $ref" -- hw include tests 2>/dev/null && return 0 ;;
-        esac
-    done < <(refs_of "$f" | sort -r)   # the @dir line first
-    return 1
 }
 
 declare -A folded=()

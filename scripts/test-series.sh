@@ -64,14 +64,7 @@ git_r clean -q -fd
 
 O=$B/series-work/build
 if [ $each = 1 ]; then
-    if command -v ccache >/dev/null && [ "${SMMULAB_CCACHE:-1}" = 1 ]; then
-        export CCACHE_DIR=${CCACHE_DIR:-$SMMULAB_CACHE/ccache}
-        export CCACHE_BASEDIR=$B/series-work
-        export CCACHE_NOHASHDIR=1
-        cc="ccache gcc"
-    else
-        cc=gcc
-    fi
+    qemu_cc "$B/series-work"
     # smmulab's device set (a build configuration, not part of the series)
     dev=configs/devices/aarch64-softmmu/smmulab.mak
     mkdir -p "$O"
@@ -100,12 +93,7 @@ for p in "${series[@]}"; do
 
     # Build this point of the series
     cp "$SMMULAB_ROOT/$dev" "$R/$dev"
-    for fd in edk2-aarch64-code edk2-arm-code edk2-arm-vars edk2-i386-code \
-              edk2-i386-secure-code edk2-i386-vars edk2-x86_64-code \
-              edk2-x86_64-secure-code edk2-riscv-code edk2-riscv-vars \
-              edk2-loongarch64-code edk2-loongarch64-vars; do
-        [ -e "$R/pc-bios/$fd.fd.bz2" ] || : >"$R/pc-bios/$fd.fd.bz2"
-    done
+    qemu_fake_firmware "$R"
     if [ ! -f "$O/build.ninja" ]; then
         mapfile -t cargs < <(qemu_configure_args)
         (cd "$O" && run_logged "$LOGS/series-configure.log" "QEMU configure (series)" \
@@ -145,8 +133,7 @@ done
 
 # The series' result is the tree the project built and tested
 mapfile -t changed < <(git_r diff --name-only pristine HEAD)
-mapfile -t overlay < <(cd "$SMMULAB_ROOT" && \
-    find hw include tests/qtest -type f ! -name '*~' ! -name '.*' | LC_ALL=C sort)
+mapfile -t overlay < <(project_files hw include tests/qtest)
 ndiff=0
 for f in $(printf '%s\n' "${changed[@]}" "${overlay[@]}" | sort -u); do
     if ! cmp -s "$R/$f" "$W/$f"; then
