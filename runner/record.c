@@ -232,6 +232,10 @@ JsonNode *smmulab_record_run(const SmmulabBoot *pl, const SmmulabRun *r,
     if (r->first_lockup_fn) {
         smmulab_json_add_string(b, "first_lockup_fn", r->first_lockup_fn);
     }
+    if (smmulab_lockups_count(r->lockups)) {
+        json_builder_set_member_name(b, "cpus_at_lockups");
+        smmulab_lockups_to_json(r->lockups, b);
+    }
     smmulab_json_add_bool(b, "console_flood", r->flood);
     smmulab_json_add_int(b, "console_bytes", r->console_bytes);
     json_builder_set_member_name(b, "summary");

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "abtest.h"
+#include "lockup.h"
 #include "report-internal.h"
 
 static const char style[] =
@@ -242,6 +243,48 @@ static void figures_table(GString *h, JsonObject *report, JsonArray *cols,
     }
 }
 
+/* report.json's "cpus_at_lockups": where the CPUs were, per variant */
+static void places_section(GString *h, JsonObject *report)
+{
+    JsonArray *a;
+    guint i, j;
+
+    if (!json_object_has_member(report, "cpus_at_lockups")) {
+        return;
+    }
+    a = json_object_get_array_member(report, "cpus_at_lockups");
+    g_string_append(h, "<h2>CPUs at the soft lockups</h2>\n<p>Summed per "
+                    "variant: the stuck CPU of each lockup, and every other "
+                    "CPU where the guest printed all backtraces "
+                    "(<code>all_cpu_backtrace=on</code>).</p>\n"
+                    "<table class=\"places\">\n<tr><th>variant</th>"
+                    "<th>lockups</th><th>with every CPU</th>");
+    for (j = 0; j < SMMULAB_PLACE_COUNT; j++) {
+        g_string_append(h, "<th>");
+        esc(h, smmulab_place_names[j]);
+        g_string_append(h, "</th>");
+    }
+    g_string_append(h, "</tr>\n");
+    for (i = 0; i < json_array_get_length(a); i++) {
+        JsonObject *v = json_array_get_object_element(a, i);
+        JsonObject *pl = json_object_get_object_member(v, "places");
+
+        g_string_append(h, "<tr><td>");
+        esc(h, str(v, "variant"));
+        g_string_append_printf(h, "</td><td>%" G_GINT64_FORMAT "</td><td>%"
+                               G_GINT64_FORMAT "</td>",
+                               json_object_get_int_member(v, "lockups"),
+                               json_object_get_int_member(v, "all_cpus"));
+        for (j = 0; j < SMMULAB_PLACE_COUNT; j++) {
+            g_string_append_printf(h, "<td>%" G_GINT64_FORMAT "</td>",
+                json_object_get_int_member_with_default(pl,
+                    smmulab_place_names[j], 0));
+        }
+        g_string_append(h, "</tr>\n");
+    }
+    g_string_append(h, "</table>\n");
+}
+
 static void evidence_section(GString *h, JsonArray *runs)
 {
     guint i, shown = 0;
@@ -281,6 +324,13 @@ static void evidence_section(GString *h, JsonArray *runs)
                 esc(h, str(r, "first_lockup_fn"));
             }
             g_string_append_c(h, '\n');
+        }
+        if (json_object_has_member(r, "cpus_at_lockups")) {
+            g_autoptr(GString) p = g_string_new(NULL);
+
+            smmulab_lockups_text(json_object_get_object_member(r,
+                                     "cpus_at_lockups"), p, "", 8);
+            esc(h, p->str);
         }
         g_string_append(h, "</pre><a href=\"");
         esc(h, str(r, "log"));
@@ -330,6 +380,7 @@ char *report_html(JsonObject *report, JsonArray *runs, const char *svg,
         figures_table(h, report, cols, NULL);
     }
     evidence_section(h, runs);
+    places_section(h, report);
     g_string_append(h, "<h2>How it ran</h2>\n<ul class=\"facts\">\n");
     for (i = 0; facts && i < json_array_get_length(facts); i++) {
         g_string_append(h, "<li>");

@@ -92,6 +92,7 @@ void report_verdicts(GString *t, JsonBuilder *b, JsonObject *sc,
                      JsonArray *points, gboolean unreliable);
 char *report_control_problems(JsonArray *runs, guint *nctl);
 void report_evidence(GString *t, JsonArray *runs);
+void report_places(GString *t, JsonBuilder *b, JsonArray *runs);
 
 /* report-html.c: the page, from report.json's root */
 char *report_html(JsonObject *report, JsonArray *runs, const char *svg,

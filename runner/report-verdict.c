@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "abtest.h"
+#include "lockup.h"
 #include "record.h"
 #include "report-internal.h"
 
@@ -662,6 +663,10 @@ void report_evidence(GString *t, JsonArray *runs)
                 json_object_get_string_member_with_default(r, "first_lockup_fn",
                                                            ""));
         }
+        if (json_object_has_member(r, "cpus_at_lockups")) {
+            smmulab_lockups_text(json_object_get_object_member(r,
+                                     "cpus_at_lockups"), t, "    ", 1);
+        }
         g_string_append_printf(t, "    log: %s\n",
                                json_object_get_string_member(r, "log"));
     }
@@ -670,3 +675,88 @@ void report_evidence(GString *t, JsonArray *runs)
     }
 }
 
+
+/*
+ * Where the CPUs were at the soft lockups, summed per variant (and point):
+ * text, and "cpus_at_lockups" in report.json
+ */
+void report_places(GString *t, JsonBuilder *b, JsonArray *runs)
+{
+    g_autoptr(GPtrArray) keys = g_ptr_array_new_with_free_func(g_free);
+    g_autoptr(GHashTable) sums = g_hash_table_new_full(g_str_hash, g_str_equal,
+                                                       NULL,
+                                                       (GDestroyNotify)json_object_unref);
+    guint i, k;
+
+    for (i = 0; i < json_array_get_length(runs); i++) {
+        JsonObject *r = json_array_get_object_element(runs, i);
+        const char *pt = json_object_get_string_member_with_default(r, "point",
+                                                                    "");
+        JsonObject *o, *sum, *places, *sp;
+        g_autoptr(GList) names = NULL;
+        g_autofree char *key = NULL;
+        GList *l;
+
+        if (!json_object_has_member(r, "cpus_at_lockups")) {
+            continue;
+        }
+        o = json_object_get_object_member(r, "cpus_at_lockups");
+        key = g_strdup_printf("%s%s%s%s",
+                              json_object_get_boolean_member(r, "control") ?
+                                  "control:" : "",
+                              json_object_get_string_member(r, "variant"),
+                              pt[0] ? " at " : "", pt);
+        sum = g_hash_table_lookup(sums, key);
+        if (!sum) {
+            sum = json_object_new();
+            json_object_set_string_member(sum, "variant", key);
+            json_object_set_int_member(sum, "runs", 0);
+            json_object_set_int_member(sum, "lockups", 0);
+            json_object_set_int_member(sum, "all_cpus", 0);
+            json_object_set_object_member(sum, "places", json_object_new());
+            g_hash_table_insert(sums, g_strdup(key), sum);
+            g_ptr_array_add(keys, g_steal_pointer(&key));
+        }
+#define ADD(m, v) json_object_set_int_member(sum, m, \
+                      json_object_get_int_member(sum, m) + (v))
+        ADD("runs", 1);
+        ADD("lockups", json_object_get_int_member(o, "lockups"));
+        ADD("all_cpus", json_object_get_int_member(o, "all_cpus"));
+#undef ADD
+        places = json_object_get_object_member(o, "places");
+        sp = json_object_get_object_member(sum, "places");
+        names = json_object_get_members(places);
+        for (l = names; l; l = l->next) {
+            json_object_set_int_member(sp, l->data,
+                json_object_get_int_member_with_default(sp, l->data, 0) +
+                json_object_get_int_member(places, l->data));
+        }
+    }
+    if (!keys->len) {
+        return;
+    }
+    g_string_append(t, "CPUs at the soft lockups, summed per variant (the "
+                    "stuck CPU of each lockup, and every other CPU where the "
+                    "guest printed all backtraces):\n");
+    json_builder_set_member_name(b, "cpus_at_lockups");
+    json_builder_begin_array(b);
+    for (k = 0; k < keys->len; k++) {
+        JsonObject *sum = g_hash_table_lookup(sums, g_ptr_array_index(keys, k));
+        g_autofree char *places =
+            smmulab_places_text(json_object_get_object_member(sum, "places"));
+        JsonNode *n = json_node_alloc();
+
+        g_string_append_printf(t, "  %s: %" G_GINT64_FORMAT " lockup(s) in %"
+                               G_GINT64_FORMAT " run(s), every CPU's "
+                               "backtrace at %" G_GINT64_FORMAT ": %s\n",
+                               (char *)g_ptr_array_index(keys, k),
+                               json_object_get_int_member(sum, "lockups"),
+                               json_object_get_int_member(sum, "runs"),
+                               json_object_get_int_member(sum, "all_cpus"),
+                               places);
+        json_node_init_object(n, sum);
+        json_builder_add_value(b, n);
+    }
+    json_builder_end_array(b);
+    g_string_append_c(t, '\n');
+}

@@ -559,6 +559,7 @@ char *smmulab_report_write(JsonNode *doc, const char *dir, GError **err)
     report_verdicts(t, b, sc, runs, cols, kind, points,
                     has_control && !reliable);
     report_evidence(t, runs);
+    report_places(t, b, runs);
 
     json_builder_set_member_name(b, "columns");
     json_builder_begin_array(b);

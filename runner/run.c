@@ -47,6 +47,7 @@ void smmulab_run_free(SmmulabRun *r)
     g_array_unref(r->lockup_cpus);
     g_array_unref(r->samples);
     g_array_unref(r->events);
+    smmulab_lockups_free(r->lockups);
     g_ptr_array_unref(r->results);
     if (r->stats) {
         json_node_unref(r->stats);
@@ -149,6 +150,14 @@ GPtrArray *smmulab_run_argv(const SmmulabRunSpec *spec, const char *qmp_sock,
         g_string_append_printf(append, " smmulab.watchdog_thresh=%d",
                                sc->watchdog_thresh);
     }
+    if (sc->all_cpu_backtrace) {
+        /*
+         * The backtrace IPI as a pseudo-NMI, so that CPUs waiting with
+         * interrupts off answer where they wait (CONFIG_ARM64_PSEUDO_NMI)
+         */
+        g_string_append(append, " softlockup_all_cpu_backtrace=1"
+                        " irqchip.gicv3_pseudo_nmi=1");
+    }
     if (sc->append) {
         g_string_append_printf(append, " %s", sc->append);
     }
@@ -190,6 +199,7 @@ SmmulabRun *smmulab_run_new(void)
     r->lockup_cpus = g_array_new(FALSE, TRUE, sizeof(guint));
     r->samples = g_array_new(FALSE, TRUE, sizeof(SmmulabSample));
     r->events = g_array_new(FALSE, TRUE, sizeof(SmmulabEvent));
+    r->lockups = smmulab_lockups_new();
     return r;
 }
 
@@ -229,6 +239,7 @@ void smmulab_run_scan_console(SmmulabRun *r, const char *line)
         p += strlen("Linux version ");
         r->kernel_version = g_strndup(p, strcspn(p, " "));
     }
+    smmulab_lockups_scan(r->lockups, line);
     if ((p = strstr(line, "BUG: soft lockup"))) {
         const char *cpu = strstr(p, "CPU#");
 
@@ -634,6 +645,14 @@ SmmulabRun *smmulab_run_boot(const SmmulabRunSpec *spec, GError **err)
     }
     g_string_free(w.partial, TRUE);
     smmulab_run_settle_counts(r);
+    if (smmulab_lockups_count(r->lockups)) {
+        /* the waits named by the driver's DWARF, in its object beside */
+        g_autofree char *dir = g_path_get_dirname(spec->kernel);
+        g_autofree char *dwarf = g_build_filename(dir, "arm-smmu-v3.debug.o",
+                                                  NULL);
+
+        smmulab_lockups_resolve(r->lockups, dwarf);
+    }
     close(w.log_fd);
     smmulab_qmp_close(qmp);
     unlink(sock);

@@ -10,6 +10,7 @@
 #include <signal.h>
 #include <json-glib/json-glib.h>
 
+#include "lockup.h"
 #include "scenario.h"
 
 typedef struct SmmulabRunSpec {
@@ -66,6 +67,7 @@ typedef struct SmmulabRun {
     GArray *samples;            /* SmmulabSample, about one per second */
     GArray *events;             /* SmmulabEvent: lockups and timeouts */
     JsonNode *stats;            /* the model's x-cmdq-stats at the end */
+    SmmulabLockups *lockups;    /* every CPU's place at each soft lockup */
 } SmmulabRun;
 
 /* The QEMU command line of @spec (NULL-terminated), or NULL with @err */

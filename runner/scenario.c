@@ -195,6 +195,10 @@ gboolean smmulab_scenario_check_value(const char *file, const char *group,
             if (!is_uint(v, 0, 60)) {
                 return bad(err, file, group, key, v, "not a number in 0..60");
             }
+        } else if (!strcmp(key, "all_cpu_backtrace")) {
+            if (parse_bool(v) < 0) {
+                return bad(err, file, group, key, v, "not on or off");
+            }
         } else if (!strcmp(key, "append")) {
             if (strstr(v, "smmulab.workload=")) {
                 return bad(err, file, group, key, v,
@@ -202,7 +206,8 @@ gboolean smmulab_scenario_check_value(const char *file, const char *group,
             }
         } else {
             return bad(err, file, group, key, v, "unknown key (known: "
-                       "kernel, initrd, append, watchdog_thresh)");
+                       "kernel, initrd, append, watchdog_thresh, "
+                       "all_cpu_backtrace)");
         }
     } else if (!strcmp(group, "workload")) {
         if (!g_strv_contains(workload_keys, key)) {
@@ -334,6 +339,8 @@ static void apply(SmmulabScenario *s, const Setting *st)
             s->append = g_strdup(v);
         } else if (!strcmp(k, "watchdog_thresh")) {
             s->watchdog_thresh = to_uint(v);
+        } else if (!strcmp(k, "all_cpu_backtrace")) {
+            s->all_cpu_backtrace = parse_bool(v) > 0;
         }
     } else if (!strcmp(g, "workload")) {
         GPtrArray *list = !strcmp(k, "pfs") ? s->topology : s->params;

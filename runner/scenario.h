@@ -34,6 +34,7 @@ typedef struct SmmulabScenario {
     char *initrd;               /* NULL: BUILDDIR/guest/initramfs.cpio */
     char *append;               /* common kernel command line */
     gint watchdog_thresh;       /* -1: the kernel's default */
+    gboolean all_cpu_backtrace; /* every CPU's backtrace at a soft lockup */
 
     char *workload;             /* the workload kind */
     GPtrArray *params;          /* "smmulab.key=value" guest parameters */

@@ -179,5 +179,44 @@ else
     ok "# SKIP report.html in chromium: chromium not installed"
 fi
 
+# Every CPU's place at a lockup, from a console written by hand
+# (tests/lockup/console.log): the stuck CPU and every CPU that answered the
+# backtrace IPI, an idle one, one asked that never answered, a trace cut by
+# an interleaved line, a later kernel's "(P)" mark; placed by symbol name
+# (no debug object: the waits inlined into arm_smmu_cmdq_issue_cmdlist
+# stay unresolved)
+LOCKUPS=$(cd "$B" && pwd)/runner/smmulab-lockups
+if out=$("$LOCKUPS" --json --dwarf /nonexistent tests/lockup/console.log | python3 -c '
+import json, sys
+o = json.load(sys.stdin)
+want = {"shared lock": 1, "CMD_SYNC": 1, "CMDQ, wait unresolved": 1,
+        "elsewhere": 1, "idle": 1, "no backtrace": 1}
+s = o["snapshots"]
+ok = (o["lockups"] == 2 and o["all_cpus"] == 1 and o["places"] == want and
+      [c[0] for c in s[0]["cpus"]] == [0, 1, 2, 3, 4] and s[0]["stuck"] == 3 and
+      s[1]["cpus"] == [[1, "elsewhere", "bench_thread_fn"]] and
+      o["resolved"].startswith("no debug object at /nonexistent"))
+print(o["places"])
+sys.exit(0 if ok else 1)
+' 2>&1); then
+    ok "smmulab-lockups: every CPU of a hand-written console placed: $out"
+else
+    notok "smmulab-lockups: $out"
+fi
+"$LOCKUPS" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+if [ $rc = 2 ] && grep -q '^smmulab-lockups: no console log given' "$tmp/err"; then
+    ok "smmulab-lockups without a log: exit 2, one line"
+else
+    notok "smmulab-lockups without a log: exit $rc: $(cat "$tmp/err")"
+fi
+"$LOCKUPS" "$tmp/missing.log" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+if [ $rc = 1 ] && [ "$(wc -l <"$tmp/err")" = 1 ]; then
+    ok "smmulab-lockups on a missing log: exit 1: $(cat "$tmp/err")"
+else
+    notok "smmulab-lockups on a missing log: exit $rc: $(cat "$tmp/err")"
+fi
+
 echo "1..$n"
 [ $fails = 0 ]
