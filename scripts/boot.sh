@@ -26,7 +26,9 @@
 #                  guest panics there (softlockup_panic=1), QEMU starts
 #                  halted and waits for gdb on tcp::PORT; attach with the
 #                  command this prints (gdb-multiarch, the kernel's symbols
-#                  from BUILDDIR/linux/obj/vmlinux, a breakpoint on panic).
+#                  from BUILDDIR/linux/obj/vmlinux, the driver's lines from
+#                  the arm-smmu-v3.debug.o beside the Image, a breakpoint on
+#                  panic).
 #                  With -I the stop comes at the same virtual instant on
 #                  every rerun (docs/guest.md, "Stopping at a lockup")
 #
@@ -109,8 +111,20 @@ if [ -n "$gdbport" ]; then
     cmd+=(-gdb "tcp:127.0.0.1:$gdbport" -S)
     vmlinux=$B/linux/obj/vmlinux
     [ -e "$vmlinux" ] || vmlinux="VMLINUX (the kernel's vmlinux)"
+    # The driver's debug object (build-kernel.sh) at its place in the
+    # kernel's .text: gdb then shows the driver's lines and inlined waits
+    dbg=$(dirname "$kernel")/arm-smmu-v3.debug.o
+    dbgsym=""
+    if [ -f "$dbg" ] && [ -f "$vmlinux" ]; then
+        fn=arm_smmu_cmdq_issue_cmdlist
+        v=$(aarch64-linux-gnu-nm "$vmlinux" | awk -v f=$fn '$3 == f { print $1; exit }')
+        o=$(aarch64-linux-gnu-objdump -t "$dbg" | awk -v f=$fn '$NF == f && $4 == ".text" { print $1; exit }')
+        if [ -n "$v" ] && [ -n "$o" ]; then
+            dbgsym=" -ex 'add-symbol-file $dbg 0x$(printf %x $((0x$v - 0x$o)))'"
+        fi
+    fi
     log "QEMU waits for gdb on port $gdbport; the guest panics at its first soft lockup. Attach with:"
-    log "  gdb-multiarch $vmlinux -ex 'target remote 127.0.0.1:$gdbport' -ex 'break panic' -ex continue"
+    log "  gdb-multiarch $vmlinux$dbgsym -ex 'target remote 127.0.0.1:$gdbport' -ex 'break panic' -ex continue"
     log "then: info threads (one per vCPU), thread N, bt"
 fi
 cmd+=("$@")

@@ -260,6 +260,43 @@ install_if_changed() {
 install_if_changed "$O/arch/arm64/boot/Image" "$B/guest/Image"
 log "$B/guest/Image ($(stat -c %s "$B/guest/Image") bytes)"
 
+# The SMMUv3 driver's object compiled again with DWARF, by kbuild's own
+# command for it plus -g, so that the runner (runner/lockup.c) can tell
+# which wait inlined into arm_smmu_cmdq_issue_cmdlist() a backtrace's
+# offset is in.  -g must not change the code: the .text of both objects
+# is compared, and a different one is not kept.  Seconds, not the minutes
+# a kernel with CONFIG_DEBUG_INFO takes.
+driver_debug_object() {
+    local rel=drivers/iommu/arm/arm-smmu-v3/arm-smmu-v3.o
+    local dbg=$B/guest/arm-smmu-v3.debug.o
+    local cmdf=$O/drivers/iommu/arm/arm-smmu-v3/.arm-smmu-v3.o.cmd cmd
+    rm -f "$dbg"
+    # "savedcmd_" since 6.3, "cmd_" before
+    cmd=$(sed -n -E "1s#^(saved)?cmd_$rel := ##p" "$cmdf" 2>/dev/null || true)
+    case $cmd in
+    *" -o $rel "*) ;;
+    *) log "no kbuild command for $rel: lockup reports will not name the CMDQ waits"
+       return 0 ;;
+    esac
+    cmd=${cmd//" -o $rel "/" -o $dbg.tmp "}
+    cmd=${cmd//"-Wp,-MMD,drivers/iommu/arm/arm-smmu-v3/.arm-smmu-v3.o.d"/"-Wp,-MMD,$dbg.d"}
+    if ! (cd "$O" && bash -c "$cmd -g") >"$LOGS/driver-debug.log" 2>&1; then
+        log "the driver with -g did not compile (log: $LOGS/driver-debug.log): lockup reports will not name the CMDQ waits"
+        rm -f "$dbg.tmp" "$dbg.d"
+        return 0
+    fi
+    aarch64-linux-gnu-objcopy -O binary -j .text "$O/$rel" "$dbg.text0"
+    aarch64-linux-gnu-objcopy -O binary -j .text "$dbg.tmp" "$dbg.text1"
+    if cmp -s "$dbg.text0" "$dbg.text1"; then
+        mv "$dbg.tmp" "$dbg"
+        log "$dbg (the driver with DWARF; same .text as the kernel's)"
+    else
+        log "the driver's code changed with -g: $dbg not kept, lockup reports will not name the CMDQ waits"
+    fi
+    rm -f "$dbg.tmp" "$dbg.d" "$dbg.text0" "$dbg.text1"
+}
+driver_debug_object
+
 # The project's benchmark module, built out of tree against this kernel.
 # Kbuild writes next to the sources, so build a copy.
 M=$B/guest/module
