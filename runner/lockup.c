@@ -77,6 +77,7 @@ typedef struct Frame {
 typedef struct CpuAt {
     gint cpu;
     gboolean traced;            /* a backtrace came */
+    Frame *lr;                  /* its "lr : " line, until the trace */
     gboolean idle;
     GPtrArray *frames;          /* Frame */
     SmmulabPlace place;
@@ -114,6 +115,9 @@ static void cpu_free(gpointer p)
     CpuAt *c = p;
 
     g_ptr_array_unref(c->frames);
+    if (c->lr) {
+        frame_free(c->lr);
+    }
     g_free(c->fn);
     g_free(c);
 }
@@ -291,6 +295,17 @@ void smmulab_lockups_scan(SmmulabLockups *lk, const char *line)
         }
         return;
     }
+    if (lk->cur && !lk->cur->traced && g_str_has_prefix(body, "lr : ")) {
+        Frame f = { 0 };
+
+        if (parse_frame(body + 5, &f)) {
+            if (lk->cur->lr) {
+                frame_free(lk->cur->lr);
+            }
+            lk->cur->lr = g_memdup2(&f, sizeof(f));
+        }
+        return;
+    }
     if (g_str_has_prefix(body, "Call trace:")) {
         lk->in_trace = lk->cur && !lk->cur->traced;
         if (lk->in_trace) {
@@ -311,6 +326,18 @@ void smmulab_lockups_scan(SmmulabLockups *lk, const char *line)
             g_ptr_array_add(lk->cur->frames, g_memdup2(&f, sizeof(f)));
         } else {
             g_free(f.sym);
+        }
+        /*
+         * Stopped at a function's entry, or in a leaf, the PC's function
+         * has no frame record yet and the unwinder skips its caller: the
+         * link register, when it is in another function, names the caller
+         * (a return address).  In the usual case it repeats the next frame.
+         */
+        if (lk->cur->frames->len == 1 && lk->cur->lr &&
+            strcmp(lk->cur->lr->sym, f.sym)) {
+            lk->cur->lr->exact = FALSE;
+            g_ptr_array_add(lk->cur->frames, lk->cur->lr);
+            lk->cur->lr = NULL;
         }
     }
 }
@@ -484,7 +511,9 @@ static gboolean lookup_chains(const char *addr2line, const char *file,
             if (!cur->len && strcmp(l, "??") && colon &&
                 g_ascii_isdigit(colon[1]) && strcmp(colon, ":0")) {
                 lined = TRUE;
+                /* "/path/arm-smmu-v3.c:1402 (discriminator 1)" */
                 where = g_path_get_basename(fl);
+                where[strcspn(where, " ")] = '\0';
             }
             g_ptr_array_add(cur, g_strdup(l));
             i++;

@@ -156,6 +156,65 @@ else
     ok "# SKIP e2e: chromium not installed (apt-get install chromium)"
 fi
 
+# Every CPU's place at a lockup (docs/guest.md, "Every CPU at a lockup"):
+# the main job's storm, one run under icount with all_cpu_backtrace=on.
+# Every lockup lists all 8 CPUs, every frame resolved through the driver's
+# debug object, and some CPUs are found in waits that run with interrupts
+# off (CMD_SYNC, shared lock): only a pseudo-NMI backtrace reaches them
+# there; without one they answer at a local_irq_restore() ("CMDQ, other")
+"$RUN" --build "$B" --out "$OUT/cpus" tests/scenarios/cpus-at-lockup.ini \
+    >"$OUT/cpus.out" 2>"$OUT/cpus.err"
+rc=$?
+check "cpus-at-lockup: exit 0 (got $rc)" [ $rc = 0 ]
+if out=$(python3 - "$OUT/cpus/runs.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))["runs"][0]
+o = r.get("cpus_at_lockups")
+if not o:
+    print("no cpus_at_lockups in the run (soft lockups: %s)" % r["soft_lockups"])
+    sys.exit(1)
+p = o["places"]
+every = all(len(s["cpus"]) == 8 for s in o["snapshots"])
+irqs_off = p.get("CMD_SYNC", 0) + p.get("shared lock", 0)
+print("%d lockups, all with every CPU: %s; %s; resolved: %s" %
+      (o["lockups"], o["all_cpus"] == o["lockups"] and every, p, o["resolved"]))
+ok = (o["lockups"] > 0 and o["all_cpus"] == o["lockups"] and every and
+      o["resolved"].startswith("DWARF of ") and
+      not p.get("no backtrace") and not p.get("CMDQ, wait unresolved") and
+      p.get("queue space", 0) > 0 and irqs_off > 0)
+sys.exit(0 if ok else 1)
+PY
+); then
+    ok "cpus-at-lockup: every CPU placed at every lockup, some in interrupts-off waits: $out"
+else
+    notok "cpus-at-lockup: $out"
+fi
+check "cpus-at-lockup: report sums the places per variant" \
+    grep -qE '^  legacy: [0-9]+ lockup\(s\) in 1 run\(s\), every CPU.s backtrace at [0-9]+: .*queue space [0-9]+' "$OUT/cpus.out"
+check "cpus-at-lockup: the evidence lists the first lockup CPU by CPU" \
+    grep -qE '^      lockup 1 at [0-9.]+ s, CPU#[0-9] stuck: CPU#0 .*CPU#7 ' "$OUT/cpus.out"
+# smmulab-lockups on the run's console: the runner's places again; with
+# another build's object (the lockdep kernel's) it refuses to guess
+log1=$(ls "$OUT"/cpus/01-*.log)
+if out=$(python3 - "$OUT/cpus/runs.json" "$B/runner/smmulab-lockups" "$log1" <<'PY'
+import json, subprocess, sys
+r = json.load(open(sys.argv[1]))["runs"][0]["cpus_at_lockups"]
+c = json.loads(subprocess.check_output([sys.argv[2], "--json", sys.argv[3]]))
+print(c["places"])
+sys.exit(0 if c["places"] == r["places"] else 1)
+PY
+); then
+    ok "smmulab-lockups on the run's log gives the runner's places: $out"
+else
+    notok "smmulab-lockups on the run's log: $out"
+fi
+if [ -f "$B/lockdep/guest/arm-smmu-v3.debug.o" ]; then
+    check "smmulab-lockups with another build's debug object: waits left unresolved, saying why" \
+        sh -c "'$B/runner/smmulab-lockups' --dwarf '$B/lockdep/guest/arm-smmu-v3.debug.o' '$log1' | grep -q 'another build than the kernel that ran: arm_smmu_cmdq_issue_cmdlist is 0x[0-9a-f]* bytes in the kernel that ran'"
+else
+    ok "# SKIP smmulab-lockups with another build's object: no $B/lockdep/guest/arm-smmu-v3.debug.o"
+fi
+
 # kill the QEMU of the "killed" variant once it runs (SIGKILL: QEMU dies)
 ( for _ in $(seq 1 600); do
       if pkill -KILL -f 'smmulab[.]tag=killme'; then exit 0; fi

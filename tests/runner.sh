@@ -182,18 +182,19 @@ fi
 # Every CPU's place at a lockup, from a console written by hand
 # (tests/lockup/console.log): the stuck CPU and every CPU that answered the
 # backtrace IPI, an idle one, one asked that never answered, a trace cut by
-# an interleaved line, a later kernel's "(P)" mark; placed by symbol name
+# an interleaved line, one stopped at a function's entry (its caller only
+# in "lr : "), a later kernel's "(P)" mark; placed by symbol name
 # (no debug object: the waits inlined into arm_smmu_cmdq_issue_cmdlist
 # stay unresolved)
 LOCKUPS=$(cd "$B" && pwd)/runner/smmulab-lockups
 if out=$("$LOCKUPS" --json --dwarf /nonexistent tests/lockup/console.log | python3 -c '
 import json, sys
 o = json.load(sys.stdin)
-want = {"shared lock": 1, "CMD_SYNC": 1, "CMDQ, wait unresolved": 1,
+want = {"shared lock": 1, "CMD_SYNC": 2, "CMDQ, wait unresolved": 1,
         "elsewhere": 1, "idle": 1, "no backtrace": 1}
 s = o["snapshots"]
 ok = (o["lockups"] == 2 and o["all_cpus"] == 1 and o["places"] == want and
-      [c[0] for c in s[0]["cpus"]] == [0, 1, 2, 3, 4] and s[0]["stuck"] == 3 and
+      [c[0] for c in s[0]["cpus"]] == [0, 1, 2, 3, 4, 5] and s[0]["stuck"] == 3 and
       s[1]["cpus"] == [[1, "elsewhere", "bench_thread_fn"]] and
       o["resolved"].startswith("no debug object at /nonexistent"))
 print(o["places"])
