@@ -56,6 +56,8 @@ static const struct {
     SmmulabPlace place;
 } wait_fns[] = {
     { "arm_smmu_cmdq_shared_lock", SMMULAB_PLACE_SHARED_LOCK },
+    /* the space check of arm_smmu_cmdq_issue_cmdlist()'s wait loop */
+    { "queue_has_space", SMMULAB_PLACE_SPACE },
     { "arm_smmu_cmdq_poll_until_not_full", SMMULAB_PLACE_SPACE },
     { "arm_smmu_cmdq_poll_until_has_space", SMMULAB_PLACE_SPACE },
     { "arm_smmu_cmdq_add_poll_until_has_space", SMMULAB_PLACE_SPACE },
@@ -440,8 +442,8 @@ static guint64 frame_addr(const Sym *sy, const Frame *f)
 /*
  * addr2line -a -f -i for @addrs of @section (NULL: absolute addresses of
  * a linked vmlinux): into @chains (address -> NULL-terminated function
- * names, innermost first, then "file:line" of the innermost) the answers
- * that came from DWARF.  FALSE with @err if addr2line failed.
+ * "function<TAB>file:line" entries, innermost first) the answers that came
+ * from DWARF.  FALSE with @err if addr2line failed.
  */
 static gboolean lookup_chains(const char *addr2line, const char *file,
                               const char *section, GArray *addrs,
@@ -451,7 +453,6 @@ static gboolean lookup_chains(const char *addr2line, const char *file,
     g_autofree char *out = NULL;
     g_auto(GStrv) lines = NULL;
     GPtrArray *cur = NULL;
-    char *where = NULL;
     guint64 cur_addr = 0;
     gboolean lined = FALSE;
     guint i;
@@ -480,18 +481,15 @@ static gboolean lookup_chains(const char *addr2line, const char *file,
             if (cur) {
                 if (lined) {
                     /* only DWARF's answer names the inlined waits */
-                    g_ptr_array_add(cur, where);
                     g_ptr_array_add(cur, NULL);
                     g_hash_table_insert(chains,
                                         g_memdup2(&cur_addr, sizeof(cur_addr)),
                                         g_ptr_array_free(cur, FALSE));
                 } else {
-                    g_free(where);
                     g_ptr_array_add(cur, NULL);
                     g_strfreev((char **)g_ptr_array_free(cur, FALSE));
                 }
                 cur = NULL;
-                where = NULL;
             }
             if (!l) {
                 break;
@@ -507,27 +505,29 @@ static gboolean lookup_chains(const char *addr2line, const char *file,
          */
         if (cur && *l && lines[i + 1]) {
             const char *fl = lines[i + 1], *colon = strrchr(fl, ':');
+            g_autofree char *where = g_path_get_basename(fl);
 
             if (!cur->len && strcmp(l, "??") && colon &&
                 g_ascii_isdigit(colon[1]) && strcmp(colon, ":0")) {
                 lined = TRUE;
-                /* "/path/arm-smmu-v3.c:1402 (discriminator 1)" */
-                where = g_path_get_basename(fl);
-                where[strcspn(where, " ")] = '\0';
             }
-            g_ptr_array_add(cur, g_strdup(l));
+            /* "/path/arm-smmu-v3.c:1402 (discriminator 1)" */
+            where[strcspn(where, " ")] = '\0';
+            g_ptr_array_add(cur, g_strdup_printf("%s\t%s", l, where));
             i++;
         }
     }
     return TRUE;
 }
 
+/* @fn: a function's name, or "name<TAB>file:line" */
 static SmmulabPlace place_of(const char *fn)
 {
+    gsize n = strcspn(fn, "\t");
     guint i;
 
     for (i = 0; i < G_N_ELEMENTS(wait_fns); i++) {
-        if (!strcmp(fn, wait_fns[i].fn)) {
+        if (strlen(wait_fns[i].fn) == n && !strncmp(fn, wait_fns[i].fn, n)) {
             return wait_fns[i].place;
         }
     }
@@ -557,19 +557,23 @@ static void place_cpu(CpuAt *c)
         SmmulabPlace p;
 
         if (f->chain) {
-            guint n = g_strv_length(f->chain) - 1;  /* the last: file:line */
+            for (j = 0; f->chain[j]; j++) {
+                const char *tab = strchr(f->chain[j], '\t');
 
-            for (j = 0; j < n; j++) {
                 p = place_of(f->chain[j]);
                 if (p == SMMULAB_PLACE_CMDQ_OTHER) {
-                    /* none of its waits: the innermost function and line */
+                    /*
+                     * none of its waits: the innermost function, and the
+                     * line of arm_smmu_cmdq_issue_cmdlist() it is at
+                     */
                     c->place = p;
-                    c->fn = g_strdup_printf("%s, %s", f->chain[0],
-                                            f->chain[n]);
+                    c->fn = g_strdup_printf("%.*s, %s",
+                                            (int)strcspn(f->chain[0], "\t"),
+                                            f->chain[0], tab ? tab + 1 : "?");
                     return;
                 } else if (p != SMMULAB_PLACE_COUNT) {
                     c->place = p;
-                    c->fn = g_strdup(f->chain[j]);
+                    c->fn = g_strndup(f->chain[j], strcspn(f->chain[j], "\t"));
                     return;
                 }
             }
