@@ -746,14 +746,17 @@ void report_places(GString *t, JsonBuilder *b, JsonArray *runs)
             smmulab_places_text(json_object_get_object_member(sum, "places"));
         JsonNode *n = json_node_alloc();
 
+        g_autofree char *all = json_object_get_int_member(sum, "all_cpus") ?
+            g_strdup_printf("every CPU's backtrace at %" G_GINT64_FORMAT,
+                            json_object_get_int_member(sum, "all_cpus")) :
+            g_strdup("the stuck CPU's backtrace only");
+
         g_string_append_printf(t, "  %s: %" G_GINT64_FORMAT " lockup(s) in %"
-                               G_GINT64_FORMAT " run(s), every CPU's "
-                               "backtrace at %" G_GINT64_FORMAT ": %s\n",
+                               G_GINT64_FORMAT " run(s), %s: %s\n",
                                (char *)g_ptr_array_index(keys, k),
                                json_object_get_int_member(sum, "lockups"),
                                json_object_get_int_member(sum, "runs"),
-                               json_object_get_int_member(sum, "all_cpus"),
-                               places);
+                               all, places);
         json_node_init_object(n, sum);
         json_builder_add_value(b, n);
     }
