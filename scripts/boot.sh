@@ -117,8 +117,9 @@ if [ -n "$gdbport" ]; then
     dbgsym=""
     if [ -f "$dbg" ] && [ -f "$vmlinux" ]; then
         fn=arm_smmu_cmdq_issue_cmdlist
-        v=$(aarch64-linux-gnu-nm "$vmlinux" | awk -v f=$fn '$3 == f { print $1; exit }')
-        o=$(aarch64-linux-gnu-objdump -t "$dbg" | awk -v f=$fn '$NF == f && $4 == ".text" { print $1; exit }')
+        # (awk reads to the end: an early exit would fail the pipe)
+        v=$(aarch64-linux-gnu-nm "$vmlinux" | awk -v f=$fn '$3 == f && !n++ { print $1 }')
+        o=$(aarch64-linux-gnu-objdump -t "$dbg" | awk -v f=$fn '$NF == f && $4 == ".text" && !n++ { print $1 }')
         if [ -n "$v" ] && [ -n "$o" ]; then
             dbgsym=" -ex 'add-symbol-file $dbg 0x$(printf %x $((0x$v - 0x$o)))'"
         fi
