@@ -219,5 +219,63 @@ else
     notok "smmulab-lockups on a missing log: exit $rc: $(cat "$tmp/err")"
 fi
 
+# The DWARF path on an object compiled here (no kernel needed): a wait
+# inlined into arm_smmu_cmdq_issue_cmdlist() whose call is its last
+# instruction, so the return address (the next instruction) is already
+# outside it.  A return address is looked up 4 bytes back (the stuck CPU's
+# second frame: CMD_SYNC), an interrupted PC as it is (CPU 1 at the call:
+# CMD_SYNC; CPU 2 at the next instruction: "CMDQ, other")
+cat >"$tmp/drv.c" <<'SRC'
+void ext_poll(void);
+void ext_after(int);
+
+static inline __attribute__((always_inline)) void arm_smmu_cmdq_poll_until_sync(void)
+{
+	ext_poll();
+}
+
+void arm_smmu_cmdq_issue_cmdlist(int sync)
+{
+	if (sync)
+		arm_smmu_cmdq_poll_until_sync();
+	else
+		ext_after(0);
+	ext_after(1);
+}
+SRC
+if aarch64-linux-gnu-gcc -O2 -g -fno-optimize-sibling-calls -c "$tmp/drv.c" -o "$tmp/drv.o"; then
+    size=$(aarch64-linux-gnu-objdump -t "$tmp/drv.o" | awk '$NF == "arm_smmu_cmdq_issue_cmdlist" { print $5 }')
+    bl=$(aarch64-linux-gnu-objdump -dr "$tmp/drv.o" | awk '/R_AARCH64_CALL26\text_poll/ { sub(":", "", $1); print $1 }')
+    size=$(printf 0x%x $((0x$size)))
+    call=$(printf 0x%x $((0x$bl)))
+    ret=$(printf 0x%x $((0x$bl + 4)))
+    after=$(aarch64-linux-gnu-addr2line -afi -j .text -e "$tmp/drv.o" "$ret")
+    cat >"$tmp/drv.log" <<LOG
+[    1.000000] watchdog: BUG: soft lockup - CPU#0 stuck for 3s! [x:1]
+[    1.000001] Call trace:
+[    1.000002]  ext_poll+0x8/0x20
+[    1.000003]  arm_smmu_cmdq_issue_cmdlist+$ret/$size
+[    1.000004] Sending NMI from CPU 0 to CPUs 1-2:
+[    1.000005] NMI backtrace for cpu 1
+[    1.000006] Call trace:
+[    1.000007]  arm_smmu_cmdq_issue_cmdlist+$call/$size
+[    1.000008] NMI backtrace for cpu 2
+[    1.000009] Call trace:
+[    1.000010]  arm_smmu_cmdq_issue_cmdlist+$ret/$size
+LOG
+    got=$("$LOCKUPS" --json --dwarf "$tmp/drv.o" "$tmp/drv.log" |
+          python3 -c 'import json,sys; print(json.load(sys.stdin)["snapshots"][0]["cpus"])')
+    want="[[0, 'CMD_SYNC', 'arm_smmu_cmdq_poll_until_sync'], [1, 'CMD_SYNC', 'arm_smmu_cmdq_poll_until_sync'], [2, 'CMDQ, other', 'arm_smmu_cmdq_issue_cmdlist, drv.c:15']]"
+    if echo "$after" | grep -q arm_smmu_cmdq_poll_until_sync; then
+        ok "# SKIP smmulab-lockups on a compiled object: this compiler keeps the instruction after the call in the inlined wait"
+    elif [ "$got" = "$want" ]; then
+        ok "smmulab-lockups on a compiled object: a return address looked up at its call, a PC as it is: $got"
+    else
+        notok "smmulab-lockups on a compiled object: got $got, want $want"
+    fi
+else
+    notok "smmulab-lockups on a compiled object: aarch64-linux-gnu-gcc failed"
+fi
+
 echo "1..$n"
 [ $fails = 0 ]
