@@ -191,9 +191,14 @@ echo "$series" >"$B/guest/series"
 log "kit's patch series: $series"
 [ $prepare_only = 0 ] || exit 0
 
+# The same tree builds the same Image, so that icount runs repeat across
+# builds and machines: a fixed build date that date(1) can read (kbuild
+# also stamps the files of the built-in initramfs with it; an unreadable
+# one, "smmulab" until 2026-12-02, left the build's wall clock there) and
+# a fixed build number (kbuild's own counts the links: "#6" after six)
 kmake=(make -C "$W" O="$O" ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-
-       KBUILD_BUILD_TIMESTAMP="smmulab" KBUILD_BUILD_USER=smmulab
-       KBUILD_BUILD_HOST=smmulab)
+       KBUILD_BUILD_TIMESTAMP="2026-01-01 00:00:00 UTC" KBUILD_BUILD_VERSION=1
+       KBUILD_BUILD_USER=smmulab KBUILD_BUILD_HOST=smmulab)
 if command -v ccache >/dev/null && [ "${SMMULAB_CCACHE:-1}" = 1 ]; then
     export CCACHE_DIR=${CCACHE_DIR:-$SMMULAB_CACHE/ccache}
     export CCACHE_BASEDIR=$B

@@ -4,7 +4,8 @@
 # series as commits, a planted lockup, two harmless commits),
 # scripts/smmulab-bisect.sh with tests/scenarios/bisect.ini must name the
 # planted commit, write its log and a report per step, and leave the tree
-# as it was.  TAP output.
+# as it was; a second bisect of the same history must take the same steps
+# to the same decisions.  TAP output.
 #
 #   tests/bisect-e2e.sh BUILDDIR
 set -uo pipefail
@@ -57,6 +58,40 @@ if [ "$(git -C "$T" rev-parse HEAD)" = "$head0" ] &&
     ok "the tree is back where it was, not bisecting, clean"
 else
     notok "the tree was not restored"
+fi
+# The same bisect again (the step kernels come out of ccache): seeded
+# icount repeats make every step's runs, p values and decisions the same
+t0=$(date +%s)
+BISECT_NICE=10 "$ROOT/scripts/smmulab-bisect.sh" --build "$B" --out "$OUT-again" \
+    "$T" "$good" "$bad" "$ROOT/tests/scenarios/bisect.ini" >"$B/logs/bisect-again.log" 2>&1
+rc=$?
+t1=$(date +%s)
+echo "# the second bisect took $((t1 - t0)) s"
+if [ $rc = 0 ] && cmp -s "$OUT/summary.txt" "$OUT-again/summary.txt" &&
+    cmp -s "$OUT/result.txt" "$OUT-again/result.txt"; then
+    ok "a second bisect of the same history takes the same steps with the same n, p values and decisions, and names the same commit"
+else
+    notok "the second bisect differs (rc $rc): $(diff "$OUT/summary.txt" "$OUT-again/summary.txt" 2>&1 | tr '\n' ' ')"
+fi
+# ... from the same kernels, bit for bit, and so the same runs: every
+# figure of every step's comparison (the reports' lines but for paths)
+same=0
+diffs=""
+for k in good-kernel/Image bad-kernel/Image $(cd "$OUT" && ls steps/*/Image); do
+    if cmp -s "$OUT/$k" "$OUT-again/$k"; then
+        same=$((same + 1))
+    else
+        diffs+=" $k"
+    fi
+done
+strip() { grep -vE '^  (smmulab-bisect: |scenario |built from: |host: )' "$1"; }
+for r in $(cd "$OUT" && ls steps/*/report.txt); do
+    cmp -s <(strip "$OUT/$r") <(strip "$OUT-again/$r") || diffs+=" $r"
+done
+if [ -z "$diffs" ] && [ $same -gt 2 ]; then
+    ok "both bisects built the same $same kernel Images and every step's report has the same figures"
+else
+    notok "the two bisects differ in:$diffs"
 fi
 echo "1..$n"
 [ $fails = 0 ]
