@@ -48,6 +48,9 @@ if [ "${1:-}" = --step ]; then
         exit 125
     fi
     cp "$BISECT_OUT/kernel/guest/Image" "$BISECT_OUT/kernel/guest/initramfs.cpio" "$S/"
+    # the driver's debug object, for the report's lockup places
+    dbg=$BISECT_OUT/kernel/guest/arm-smmu-v3.debug.o
+    [ ! -f "$dbg" ] || cp "$dbg" "$S/"
     "$HELPER" scenario "$BISECT_SCENARIO" "$BISECT_VARIANT" "$S/scenario.ini" \
         "$S/Image" "$S/initramfs.cpio" "$BISECT_BATCH"
     b=0
@@ -173,6 +176,8 @@ measure_end() { # NAME COMMIT
         die "$name ${c:0:12} does not build (log: $OUT/$name-build.log)"
     mkdir -p "$OUT/$name-kernel"
     cp "$OUT/kernel/guest/Image" "$OUT/kernel/guest/initramfs.cpio" "$OUT/$name-kernel/"
+    [ ! -f "$OUT/kernel/guest/arm-smmu-v3.debug.o" ] || \
+        cp "$OUT/kernel/guest/arm-smmu-v3.debug.o" "$OUT/$name-kernel/"
     "$HELPER" scenario "$SCEN" "$variant" "$OUT/$name.ini" \
         "$OUT/$name-kernel/Image" "$OUT/$name-kernel/initramfs.cpio" "$batch"
     log "$name (${c:0:12}): $batch run(s)"

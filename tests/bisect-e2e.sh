@@ -84,7 +84,10 @@ for k in good-kernel/Image bad-kernel/Image $(cd "$OUT" && ls steps/*/Image); do
         diffs+=" $k"
     fi
 done
-strip() { grep -vE '^  (smmulab-bisect: |scenario |built from: |host: )' "$1"; }
+strip() {
+    grep -vE '^  (smmulab-bisect: |scenario |built from: |host: )' "$1" |
+        sed "s#$OUT-again/#$OUT/#g"
+}
 for r in $(cd "$OUT" && ls steps/*/report.txt); do
     cmp -s <(strip "$OUT/$r") <(strip "$OUT-again/$r") || diffs+=" $r"
 done
