@@ -72,7 +72,6 @@ typedef struct Frame {
     char *sym;
     guint64 off, len;
     gboolean exact;             /* the interrupted PC, not a return address */
-    gboolean module;            /* in a module: not looked up */
     char **chain;               /* resolved: functions, innermost first */
 } Frame;
 
@@ -225,7 +224,7 @@ static gboolean parse_frame(const char *s, Frame *f)
     }
     for (p = end; *p; p++) {
         if (*p == '[') {
-            f->module = TRUE;
+            /* a module's: looked up like any other, by its symbol */
         } else if (!strncmp(p, "(P)", 3)) {
             f->exact = TRUE;
             p += 2;
@@ -705,7 +704,7 @@ static char *resolve_frames(SmmulabLockups *lk, const char *dwarf)
     return g_strdup_printf("DWARF of %s", dwarf);
 }
 
-SmmulabLockups *smmulab_lockups_resolve(SmmulabLockups *lk, const char *dwarf)
+void smmulab_lockups_resolve(SmmulabLockups *lk, const char *dwarf)
 {
     guint i, j;
 
@@ -724,7 +723,6 @@ SmmulabLockups *smmulab_lockups_resolve(SmmulabLockups *lk, const char *dwarf)
         }
     }
     lk->resolved = TRUE;
-    return lk;
 }
 
 static int cmp_cpu(gconstpointer a, gconstpointer b)

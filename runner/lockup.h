@@ -49,7 +49,7 @@ void smmulab_lockups_scan(SmmulabLockups *lk, const char *line);
  * vmlinux with DWARF; NULL: none) and place every CPU.  A one-line note on
  * how the frames were resolved is kept.
  */
-SmmulabLockups *smmulab_lockups_resolve(SmmulabLockups *lk, const char *dwarf);
+void smmulab_lockups_resolve(SmmulabLockups *lk, const char *dwarf);
 
 guint smmulab_lockups_count(const SmmulabLockups *lk);
 

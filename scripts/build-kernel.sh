@@ -275,6 +275,11 @@ driver_debug_object() {
     local rel=drivers/iommu/arm/arm-smmu-v3/arm-smmu-v3.o
     local dbg=$B/guest/arm-smmu-v3.debug.o
     local cmdf=$O/drivers/iommu/arm/arm-smmu-v3/.arm-smmu-v3.o.cmd cmd
+    # kept from a build of the same object (kbuild rewrites both when it
+    # compiles the driver again)
+    if [ "$dbg" -nt "$O/$rel" ] && [ "$dbg" -nt "$cmdf" ]; then
+        return 0
+    fi
     rm -f "$dbg"
     # "savedcmd_" since 6.3, "cmd_" before
     cmd=$(sed -n -E "1s#^(saved)?cmd_$rel := ##p" "$cmdf" 2>/dev/null || true)
