@@ -3,10 +3,11 @@
  *
  * Fisher's exact test for "runs with a lockup (or timeout)", the exact
  * Mann-Whitney U test for a value measured once per run, the
- * Hodges-Lehmann shift with its distribution-free interval, Holm's
- * adjustment, and the power and sample-size figures a "no difference"
- * needs.  Small samples are the rule here (a handful of boots per
- * variant), so everything is exact where it can be, and reproducible
+ * Hodges-Lehmann shift with its distribution-free interval, their paired
+ * counterparts (the signed-rank test, the paired shift, McNemar's test),
+ * Holm's adjustment, and the power and sample-size figures a "no
+ * difference" needs.  Small samples are the rule here (a handful of boots
+ * per variant), so everything is exact where it can be, and reproducible
  * where it simulates (fixed seeds).
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
@@ -23,6 +24,13 @@
 #define MWU_POWER_SIMS 2000
 /* Work (cells x elements) up to which the rank-sum count is exact */
 #define MWU_EXACT_WORK 1.2e9
+/*
+ * Nonzero differences up to which the signed-rank distribution is counted
+ * exactly (its counts stay below 2^1000, within a double's range)
+ */
+#define WSR_EXACT_MAX 1000
+/* Simulations behind the signed-rank power figures */
+#define WSR_POWER_SIMS 4000
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -378,6 +386,428 @@ double smmulab_hodges_lehmann(const double *a, size_t na, const double *b,
     return shift;
 }
 
+/*
+ * The signed ranks of d - @theta: over the nonzero differences (zeros
+ * dropped, Wilcoxon's treatment), the doubled mid-ranks of |d_i - theta|
+ * (integers), ascending, in @score; returns their number m.  *@obs gets
+ * the sum of the positive differences' scores (2 W+), *@tie_sum the tie
+ * term sum(t^3 - t) for the normal approximation.
+ */
+static size_t signed_scores(const double *d, size_t n, double theta,
+                            long *score, long *obs, double *tie_sum)
+{
+    Ranked *r = malloc((n ? n : 1) * sizeof(*r));
+    size_t m = 0, i, j, k;
+
+    for (i = 0; i < n; i++) {
+        double x = d[i] - theta;
+
+        if (x != 0) {
+            r[m].v = fabs(x);
+            r[m].i = x > 0;     /* here: whether the difference is positive */
+            m++;
+        }
+    }
+    qsort(r, m, sizeof(*r), cmp_ranked);
+    *obs = 0;
+    *tie_sum = 0;
+    for (i = 0; i < m; i = j) {
+        double t;
+
+        for (j = i + 1; j < m && r[j].v == r[i].v; j++) {
+            /* same |d| */
+        }
+        t = j - i;
+        *tie_sum += t * t * t - t;
+        for (k = i; k < j; k++) {
+            score[k] = (long)(i + 1 + j);  /* 2 x mid-rank */
+            if (r[k].i) {
+                *obs += score[k];
+            }
+        }
+    }
+    free(r);
+    return m;
+}
+
+/*
+ * The null distribution of 2 W+ for the @m ascending scores @score, which
+ * sum to m(m + 1): cum[v] counts the sign assignments (of 2^m) whose
+ * positive scores sum to at most v, v = 0..m(m + 1).  Counts are doubles,
+ * exact up to 2^53, then relative error ~1e-16 per addition.
+ */
+static double *wsr_cum(const long *score, size_t m)
+{
+    long total = (long)m * (long)(m + 1), tot = 0, s;
+    double *f = calloc(total + 1, sizeof(*f));
+    size_t i;
+
+    f[0] = 1;
+    for (i = 0; i < m; i++) {
+        /* ascending scores keep the reachable range, tot, small */
+        tot += score[i];
+        for (s = tot; s >= score[i]; s--) {
+            f[s] += f[s - score[i]];
+        }
+    }
+    for (s = 1; s <= total; s++) {
+        f[s] += f[s - 1];
+    }
+    return f;
+}
+
+/*
+ * Two-sided p of 2 W+ = @obs under @cum: P(|2W+ - m(m+1)/2| >= |obs -
+ * m(m+1)/2|), which by the symmetry of the distribution (flip every sign)
+ * is twice the lower tail; summed from the small end, so tiny p-values
+ * keep their precision.
+ */
+static double wsr_p(const double *cum, size_t m, long obs)
+{
+    long mean2 = (long)m * (long)(m + 1) / 2, dev = labs(obs - mean2);
+    double p;
+
+    if (!m || !dev) {
+        return 1;
+    }
+    p = 2 * cum[mean2 - dev] / ldexp(1, m);
+    return p > 1 ? 1 : p;
+}
+
+/* The normal approximation, tie- and continuity-corrected, past the limit */
+static double wsr_normal_p(size_t m, long obs, double tie_sum)
+{
+    double mu = m * (m + 1.0) / 4;
+    double var = m * (m + 1.0) * (2.0 * m + 1) / 24 - tie_sum / 48;
+    double z;
+
+    if (var <= 0) {
+        return 1;
+    }
+    z = (fabs(obs / 2.0 - mu) - 0.5) / sqrt(var);
+    return z <= 0 ? 1 : erfc(z / sqrt(2));
+}
+
+/*
+ * Distributions already counted, by their scores: the interval's scan
+ * meets the same tie structure at many theta (without repeated values in
+ * the data, one between each two Walsh averages, one per rank where a
+ * pair ties on them).
+ */
+typedef struct WsrCacheEntry {
+    uint64_t key;
+    size_t m;
+    long *score;
+    double *cum;
+} WsrCacheEntry;
+
+typedef struct WsrCache {
+    WsrCacheEntry *e;
+    size_t len, cap;
+} WsrCache;
+
+static const double *wsr_cache_get(WsrCache *c, const long *score, size_t m)
+{
+    uint64_t key = 0xcbf29ce484222325ULL ^ m;     /* FNV-1a */
+    WsrCacheEntry *e;
+    size_t i;
+
+    for (i = 0; i < m; i++) {
+        key = (key ^ (uint64_t)score[i]) * 0x100000001b3ULL;
+    }
+    for (i = 0; i < c->len; i++) {
+        e = &c->e[i];
+        if (e->key == key && e->m == m &&
+            !memcmp(e->score, score, m * sizeof(*score))) {
+            return e->cum;
+        }
+    }
+    if (c->len == c->cap) {
+        c->cap = c->cap ? 2 * c->cap : 16;
+        c->e = realloc(c->e, c->cap * sizeof(*c->e));
+    }
+    e = &c->e[c->len++];
+    e->key = key;
+    e->m = m;
+    e->score = malloc((m ? m : 1) * sizeof(*score));
+    memcpy(e->score, score, m * sizeof(*score));
+    e->cum = wsr_cum(score, m);
+    return e->cum;
+}
+
+static void wsr_cache_free(WsrCache *c)
+{
+    size_t i;
+
+    for (i = 0; i < c->len; i++) {
+        free(c->e[i].score);
+        free(c->e[i].cum);
+    }
+    free(c->e);
+}
+
+/*
+ * The signed-rank p of d - @theta: the one computation behind the test
+ * and its interval, so that the two agree to the last bit.  @score: room
+ * for n scores.  *@m, *@obs, *@exact: as the test reports them.
+ */
+static double wsr_p_at(const double *d, size_t n, double theta, WsrCache *c,
+                       long *score, size_t *m, long *obs, bool *exact)
+{
+    double tie_sum;
+
+    *m = signed_scores(d, n, theta, score, obs, &tie_sum);
+    *exact = *m <= WSR_EXACT_MAX;
+    if (!*m) {
+        return 1;
+    }
+    if (!*exact) {
+        return wsr_normal_p(*m, *obs, tie_sum);
+    }
+    return wsr_p(wsr_cache_get(c, score, *m), *m, *obs);
+}
+
+double smmulab_wilcoxon_signed_rank(const double *d, size_t n, double *w_plus,
+                                    size_t *n_used, bool *exact)
+{
+    long *score = malloc((n ? n : 1) * sizeof(*score)), obs;
+    WsrCache c = { 0 };
+    size_t m;
+    bool ex;
+    double p = wsr_p_at(d, n, 0, &c, score, &m, &obs, &ex);
+
+    if (w_plus) {
+        *w_plus = obs / 2.0;
+    }
+    if (n_used) {
+        *n_used = m;
+    }
+    if (exact) {
+        *exact = ex;
+    }
+    wsr_cache_free(&c);
+    free(score);
+    return p;
+}
+
+double smmulab_wilcoxon_min_p(size_t n)
+{
+    double p = ldexp(1, 1 - (int)(n < 2000 ? n : 2000));
+
+    return p > 1 ? 1 : p;
+}
+
+double smmulab_wilcoxon_min_p_data(const double *d, size_t n)
+{
+    size_t i, m = 0;
+
+    for (i = 0; i < n; i++) {
+        m += d[i] != 0;
+    }
+    return smmulab_wilcoxon_min_p(m);
+}
+
+/*
+ * The largest K with 2 P(W+ <= K - 1) < alpha, W+ the signed-rank
+ * statistic of @n differences without ties or zeros; 0 when even W+ = 0
+ * is not significant.  *@tail gets 2 P(W+ <= K - 1).  The same
+ * computation as the test's p (exact up to WSR_EXACT_MAX, else normal).
+ */
+static size_t wsr_critical(size_t n, double alpha, double *tail)
+{
+    size_t K = 0, M = n * (n + 1) / 2, i;
+
+    *tail = 0;
+    if (!n) {
+        return 0;
+    }
+    if (n <= WSR_EXACT_MAX) {
+        long *r = malloc(n * sizeof(*r));
+        double *cum;
+
+        for (i = 0; i < n; i++) {
+            r[i] = 2 * (i + 1);
+        }
+        cum = wsr_cum(r, n);
+        /* W+ = K is significant: grow K (2 W+ = 2K; the test's p) */
+        while (K <= M / 2 && smmulab_significant(wsr_p(cum, n, 2 * K), alpha)) {
+            *tail = wsr_p(cum, n, 2 * K);
+            K++;
+        }
+        free(cum);
+        free(r);
+        return K;
+    }
+    while (K <= M / 2 &&
+           smmulab_significant(wsr_normal_p(n, 2 * K, 0), alpha)) {
+        *tail = wsr_normal_p(n, 2 * K, 0);
+        K++;
+    }
+    return K;
+}
+
+/*
+ * Whether @d has a repeated value: then |d - theta| ties even between
+ * Walsh averages, and the untied distribution does not apply there
+ */
+static bool has_repeats(const double *d, size_t n)
+{
+    double *s = malloc((n ? n : 1) * sizeof(*s));
+    bool rep = false;
+    size_t i;
+
+    memcpy(s, d, n * sizeof(*s));
+    qsort(s, n, sizeof(*s), cmp_double);
+    for (i = 1; i < n && !rep; i++) {
+        rep = s[i] == s[i - 1];
+    }
+    free(s);
+    return rep;
+}
+
+/*
+ * Candidate @c (0..2q) of the interval's scan over the @q distinct sorted
+ * Walsh averages @w: c = 2k + 1 is w[k] itself, c = 2k a point of the open
+ * stretch below w[k] (above every one for k = q), where p is constant.
+ */
+static double hl_candidate(const double *w, size_t q, size_t c)
+{
+    if (c % 2) {
+        return w[c / 2];
+    }
+    if (c == 0) {
+        return w[0] - fabs(w[0]) - 1;
+    }
+    if (c == 2 * q) {
+        return w[q - 1] + fabs(w[q - 1]) + 1;
+    }
+    return w[c / 2 - 1] + (w[c / 2] - w[c / 2 - 1]) / 2;
+}
+
+/* Whether the signed-rank test of @d - @theta is not significant */
+static bool hl_accepts(const double *d, size_t n, double theta, double alpha,
+                       WsrCache *cache, long *score)
+{
+    size_t m;
+    long obs;
+    bool ex;
+
+    return !smmulab_significant(wsr_p_at(d, n, theta, cache, score, &m, &obs,
+                                         &ex), alpha);
+}
+
+double smmulab_hodges_lehmann_paired(const double *d, size_t n, double alpha,
+                                     double *lo, double *hi, double *level)
+{
+    size_t M = n * (n + 1) / 2, q = 0, i, j, k = 0, cl, ch;
+    WsrCache cache = { 0 };
+    double *w, shift, tail;
+    long *score;
+
+    *lo = *hi = NAN;
+    *level = 0;
+    if (!n) {
+        return NAN;
+    }
+    w = malloc(M * sizeof(*w));
+    for (i = 0; i < n; i++) {
+        for (j = i; j < n; j++) {
+            w[k++] = (d[i] + d[j]) / 2;
+        }
+    }
+    qsort(w, M, sizeof(*w), cmp_double);
+    shift = M % 2 ? w[M / 2] : (w[M / 2 - 1] + w[M / 2]) / 2;
+    /* The distinct Walsh averages: where the test's p can change */
+    for (i = 0; i < M; i++) {
+        if (!q || w[i] != w[q - 1]) {
+            w[q++] = w[i];
+        }
+    }
+    score = malloc(n * sizeof(*score));
+    /*
+     * Scan in from each end to the first candidate at which the test is
+     * not significant: the interval spans from the Walsh average at or
+     * below the first to the one at or above the last.
+     */
+    for (cl = 0; cl <= 2 * q &&
+                 !hl_accepts(d, n, hl_candidate(w, q, cl), alpha, &cache,
+                             score); cl++) {
+        /* significant: below the interval */
+    }
+    /* Not significant at either end: no outcome at this n is */
+    if (cl > 0 && cl < 2 * q) {
+        for (ch = 2 * q; ch > cl &&
+                         !hl_accepts(d, n, hl_candidate(w, q, ch), alpha,
+                                     &cache, score); ch--) {
+            /* significant: above the interval */
+        }
+        if (ch < 2 * q) {
+            /*
+             * An end where the first candidate not significant is a
+             * stretch is open: the test at the Walsh average itself is
+             * significant; the next double inward stands for it.
+             */
+            *lo = cl % 2 ? w[cl / 2] : nextafter(w[cl / 2 - 1], INFINITY);
+            *hi = ch % 2 ? w[ch / 2] : nextafter(w[ch / 2], -INFINITY);
+            if (has_repeats(d, n)) {
+                *level = 1 - alpha;
+            } else {
+                wsr_critical(n, alpha, &tail);
+                *level = 1 - tail;
+            }
+        }
+    }
+    wsr_cache_free(&cache);
+    free(score);
+    free(w);
+    return shift;
+}
+
+double smmulab_mcnemar_exact(unsigned b, unsigned c)
+{
+    unsigned n = b + c, k = b < c ? b : c, i;
+    double p = 0;
+
+    if (!n) {
+        return 1;
+    }
+    for (i = 0; i <= k; i++) {
+        p += exp(log_choose(n, i) - n * M_LN2);
+    }
+    p *= 2;
+    return p > 1 ? 1 : p;
+}
+
+double smmulab_mcnemar_power(unsigned n, double p10, double p01,
+                             double alpha)
+{
+    double pc = 1 - p10 - p01, pw = 0;
+    unsigned b, c;
+
+    if (pc < 0) {
+        pc = 0;
+    }
+    /* (b, c, rest) is trinomial */
+    for (b = 0; b <= n; b++) {
+        for (c = 0; b + c <= n; c++) {
+            double lp;
+
+            if (!smmulab_significant(smmulab_mcnemar_exact(b, c), alpha)) {
+                continue;
+            }
+            if ((b && p10 <= 0) || (c && p01 <= 0) || (n - b - c && pc <= 0)) {
+                continue;
+            }
+            lp = lgamma(n + 1.0) - lgamma(b + 1.0) - lgamma(c + 1.0) -
+                 lgamma(n - b - c + 1.0);
+            lp += (b ? b * log(p10) : 0) + (c ? c * log(p01) : 0) +
+                  (n - b - c ? (n - b - c) * log(pc) : 0);
+            pw += exp(lp);
+        }
+    }
+    return pw > 1 ? 1 : pw;
+}
+
 typedef struct Pv {
     double p;
     size_t i;
@@ -649,6 +1079,154 @@ unsigned smmulab_mwu_n_needed(double delta, double alpha, double power,
         }
     }
     return lo;
+}
+
+/*
+ * Draw @sim of the signed-rank power figures: normals from a seed of its
+ * own, so that a draw of n differences is the start of a longer one (the
+ * power at n is the same whichever function asks).
+ */
+static void wsr_draw(double *z, size_t n, size_t sim)
+{
+    uint64_t s = smmulab_repeat_seed(0x5eed5eed5eedULL, (unsigned)sim);
+
+    normals(z, n, &s);
+}
+
+/* W+ of @z + @delta, for differences without ties or zeros */
+static size_t wsr_wplus(const double *z, size_t n, double delta, Ranked *r)
+{
+    size_t i, w = 0;
+
+    for (i = 0; i < n; i++) {
+        r[i].v = fabs(z[i] + delta);
+        r[i].i = z[i] + delta > 0;
+    }
+    qsort(r, n, sizeof(*r), cmp_ranked);
+    for (i = 0; i < n; i++) {
+        w += r[i].i ? i + 1 : 0;
+    }
+    return w;
+}
+
+/* Simulated power, @z holding WSR_POWER_SIMS draws of n */
+static double wsr_power_draws(const double *z, size_t n, double delta,
+                              size_t K)
+{
+    Ranked *r = malloc(n * sizeof(*r));
+    size_t sim, hits = 0, M = n * (n + 1) / 2;
+
+    for (sim = 0; sim < WSR_POWER_SIMS; sim++) {
+        size_t w = wsr_wplus(z + sim * n, n, delta, r);
+
+        hits += w + 1 <= K || w >= M + 1 - K;
+    }
+    free(r);
+    return (double)hits / WSR_POWER_SIMS;
+}
+
+static double *wsr_draws(size_t n)
+{
+    double *z = malloc(WSR_POWER_SIMS * n * sizeof(*z));
+    size_t sim;
+
+    for (sim = 0; sim < WSR_POWER_SIMS; sim++) {
+        wsr_draw(z + sim * n, n, sim);
+    }
+    return z;
+}
+
+double smmulab_wilcoxon_power(size_t n, double delta, double alpha)
+{
+    double tail, *z, pw;
+    size_t K = wsr_critical(n, alpha, &tail);
+
+    if (!K) {
+        return 0;
+    }
+    z = wsr_draws(n);
+    pw = wsr_power_draws(z, n, delta, K);
+    free(z);
+    return pw;
+}
+
+double smmulab_wilcoxon_detectable(size_t n, double alpha, double power)
+{
+    double tail, *z, lo = 0, hi = 16;
+    size_t K = wsr_critical(n, alpha, &tail);
+    int it;
+
+    if (!K) {
+        return NAN;
+    }
+    z = wsr_draws(n);
+    if (wsr_power_draws(z, n, hi, K) < power) {
+        free(z);
+        return NAN;
+    }
+    /*
+     * With the draws fixed, the upper tail's rejections only grow with
+     * delta; the lower tail's shrink, but they are a few of alpha / 2 at
+     * most, far below any power asked for: bisect.
+     */
+    for (it = 0; it < 30; it++) {
+        double mid = (lo + hi) / 2;
+
+        if (wsr_power_draws(z, n, mid, K) >= power) {
+            hi = mid;
+        } else {
+            lo = mid;
+        }
+    }
+    free(z);
+    return hi;
+}
+
+unsigned smmulab_wilcoxon_n_needed(double delta, double alpha, double power,
+                                   unsigned max)
+{
+    size_t *K, *hits, sim, n, i;
+    double *z, tail;
+    unsigned found = 0;
+
+    delta = fabs(delta);
+    if (isnan(delta) || delta == 0 || !max) {
+        return 0;
+    }
+    K = malloc((max + 1) * sizeof(*K));
+    hits = calloc(max + 1, sizeof(*hits));
+    z = malloc(max * sizeof(*z));
+    for (n = 1; n <= max; n++) {
+        K[n] = wsr_critical(n, alpha, &tail);
+    }
+    /*
+     * Each draw's W+ at every n at once, adding one difference at a time:
+     * W+ counts the Walsh averages above 0 (Tukey), so the n-th difference
+     * adds those it forms with itself and the ones before.  The same
+     * draws, and W+, as smmulab_wilcoxon_power() at each n.
+     */
+    for (sim = 0; sim < WSR_POWER_SIMS; sim++) {
+        size_t w = 0;
+
+        wsr_draw(z, max, sim);
+        for (n = 1; n <= max; n++) {
+            size_t M = n * (n + 1) / 2;
+
+            z[n - 1] += delta;
+            for (i = 0; i < n; i++) {
+                w += z[i] + z[n - 1] > 0;
+            }
+            hits[n] += K[n] && (w + 1 <= K[n] || w >= M + 1 - K[n]);
+        }
+    }
+    /* Down from max while the power holds */
+    for (n = max; n >= 1 && (double)hits[n] / WSR_POWER_SIMS >= power; n--) {
+        found = n;
+    }
+    free(z);
+    free(hits);
+    free(K);
+    return found;
 }
 
 unsigned long long smmulab_repeat_seed(unsigned long long scenario_seed,

@@ -10,6 +10,7 @@
  */
 #include <glib.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 #include "abtest.h"
@@ -334,6 +335,628 @@ static void test_power(void)
                      0);
 }
 
+/*
+ * The signed-rank test without ties or zeros, against scipy 1.10.1's
+ * stats.wilcoxon(d, method="exact") (tests/unit/abtest-paired-ref.py).
+ */
+static double wsr(const double *d, size_t n, double *w, size_t *m)
+{
+    bool exact;
+    double p = smmulab_wilcoxon_signed_rank(d, n, w, m, &exact);
+
+    g_assert_true(exact);
+    return p;
+}
+
+static void test_wilcoxon_scipy(void)
+{
+    /* Hollander & Wolfe's depression scores, y - x: R and scipy 0.0390625 */
+    const double dep[] = { -0.952, 0.147, -1.022, -0.43, -0.62, -0.59, -0.49,
+                           0.08, -0.01 };
+    const double six[] = { 0.5, 1.2, 2.3, 0.7, 3.1, 1.9 };
+    const double six1[] = { -0.2, 1.2, 2.3, 0.7, 3.1, 1.9 };
+    const double twelve[] = { 1.1, -0.4, 2.6, 0.3, -1.7, 0.9, 1.4, -0.2, 2.2,
+                              0.6, -0.8, 1.9 };
+    const double u25[] = { 0.314, -0.029, -2.473, 3.645, 0.547, 1.712, 0.751,
+                           -0.32, 1.217, -1.718, 0.694, 0.964, -0.579,
+                           -0.601, 0.972, 0.992, -0.742, -1.041, 2.493,
+                           0.913, 0.429, -0.768, -0.489, -0.158, -0.159 };
+    const double u60[] = { -0.3235, 2.308, 0.8282, -1.1675, 0.7164, -1.7018,
+                           -0.6103, -0.133, 1.1345, -0.9989, 0.1548, 0.3396,
+                           -1.2528, -0.1907, 1.1314, 0.2406, -0.5094,
+                           -0.0148, 0.5282, -0.5663, -1.5321, 1.2506, 0.1605,
+                           -0.1372, -0.1051, 1.3861, 0.3597, 1.5161, 2.0971,
+                           -1.3033, 0.5346, 0.7069, 2.4854, 0.7064, 1.532,
+                           -0.8889, 0.5206, 0.4918, 0.8841, -0.7639, -0.4657,
+                           -0.3432, -0.4739, 0.5345, 0.335, 0.8154, 1.3961,
+                           -1.7877, -0.0245, 0.4291, -0.3675, -1.9226,
+                           -0.7223, -1.0689, 0.5255, -2.2758, 0.654, -0.5599,
+                           -0.4031, 0.8623 };
+    double d[1001], w, p;
+    size_t m, k;
+    bool exact;
+
+    p = wsr(dep, 9, &w, &m);
+    g_assert_cmpfloat_with_epsilon(p, 0.0390625, 1e-13);
+    g_assert_cmpfloat(w, ==, 5);
+    g_assert_cmpuint(m, ==, 9);
+    /* B - A or A - B: the same two-sided p */
+    for (k = 0; k < 9; k++) {
+        d[k] = -dep[k];
+    }
+    g_assert_cmpfloat_with_epsilon(wsr(d, 9, &w, &m), 0.0390625, 1e-13);
+    g_assert_cmpfloat(w, ==, 40);
+    /* Six of one sign: 2/64, the smallest p at n = 6; one flipped: 4/64 */
+    g_assert_cmpfloat_with_epsilon(wsr(six, 6, &w, &m), 0.03125, 1e-13);
+    g_assert_cmpfloat(w, ==, 21);
+    g_assert_true(smmulab_significant(wsr(six, 6, &w, &m), A));
+    g_assert_cmpfloat_with_epsilon(wsr(six1, 6, &w, &m), 0.0625, 1e-13);
+    g_assert_cmpfloat(w, ==, 20);
+    g_assert_false(smmulab_significant(wsr(six1, 6, &w, &m), A));
+    /* Five of one sign: 0.0625, never significant */
+    g_assert_cmpfloat_with_epsilon(wsr(six, 5, &w, &m), 0.0625, 1e-13);
+    g_assert_cmpfloat_with_epsilon(wsr(twelve, 12, &w, &m), 0.10986328125,
+                                   1e-13);
+    g_assert_cmpfloat(w, ==, 60);
+    g_assert_cmpfloat_with_epsilon(wsr(u25, 25, &w, &m), 0.3525196313858032,
+                                   1e-13);
+    g_assert_cmpfloat(w, ==, 198);
+    g_assert_cmpfloat_with_epsilon(wsr(u60, 60, &w, &m), 0.5221849012400235,
+                                   1e-13);
+    g_assert_cmpfloat(w, ==, 1003);
+    /* |d| = 1..n, negative at k % 3 == 0: exact at 200 ... */
+    for (k = 0; k < 1001; k++) {
+        d[k] = (k + 1.0) * (k % 3 ? 1 : -1);
+    }
+    p = wsr(d, 200, &w, &m);
+    g_assert_cmpfloat(fabs(p / 3.6125716716466785e-05 - 1), <, 1e-10);
+    /* ... and past 1000 differences the normal approximation, as scipy's */
+    p = smmulab_wilcoxon_signed_rank(d, 1001, &w, &m, &exact);
+    g_assert_false(exact);
+    g_assert_cmpfloat(fabs(p / 6.510674281286089e-20 - 1), <, 1e-9);
+    /* One difference, none */
+    g_assert_cmpfloat(wsr(six, 1, &w, &m), ==, 1);
+    g_assert_cmpfloat(wsr(six, 0, &w, &m), ==, 1);
+    g_assert_cmpuint(m, ==, 0);
+}
+
+/*
+ * Ties and zeros: every sign assignment enumerated with exact integers
+ * (tests/unit/abtest-paired-ref.py), p as a fraction.
+ */
+static void test_wilcoxon_ties_zeros(void)
+{
+    const double zeros[] = { 0, 0, 1, 2, 3, 4, 5, 6 };
+    const double ties[] = { 1, 1, 1, 2, 2, -1, 3, 3, 3, 4 };
+    const double zinf[] = { 0, 2, 0, -1, 3, 0, 2, 4, 1, -2, 5, 0, 2 };
+    const double across[] = { -2, 2, 2, -1, 1, 3, 3, 3 };
+    const double counts[] = { 0, 3, 0, 1, 0, 2, 5, 0, 1, 1, 0, -1, 4, 0, 2,
+                              0, 3, 1 };
+    const double halves[] = { 0.5, -0.5, 1.5, 1.5, 2, 0, -1, 2.5, 2, 3 };
+    const double none[] = { 0, 0, 0 };
+    double w;
+    size_t m;
+
+    /* Zeros dropped (Wilcoxon): six positive left, 2/64 */
+    g_assert_cmpfloat_with_epsilon(wsr(zeros, 8, &w, &m), 1.0 / 32, 1e-13);
+    g_assert_cmpuint(m, ==, 6);
+    g_assert_cmpfloat(w, ==, 21);
+    g_assert_cmpfloat_with_epsilon(wsr(ties, 10, &w, &m), 5.0 / 512, 1e-13);
+    g_assert_cmpfloat(w, ==, 52.5);
+    g_assert_cmpfloat_with_epsilon(wsr(zinf, 13, &w, &m), 1.0 / 16, 1e-13);
+    g_assert_cmpuint(m, ==, 9);
+    g_assert_cmpfloat(w, ==, 39);
+    g_assert_cmpfloat_with_epsilon(wsr(across, 8, &w, &m), 13.0 / 128, 1e-13);
+    g_assert_cmpfloat(w, ==, 30.5);
+    g_assert_cmpfloat_with_epsilon(wsr(counts, 18, &w, &m), 3.0 / 512, 1e-13);
+    g_assert_cmpuint(m, ==, 11);
+    g_assert_cmpfloat(w, ==, 63);
+    g_assert_cmpfloat_with_epsilon(wsr(halves, 10, &w, &m), 9.0 / 256, 1e-13);
+    g_assert_cmpuint(m, ==, 9);
+    g_assert_cmpfloat(w, ==, 40.5);
+    g_assert_cmpfloat(wsr(none, 3, &w, &m), ==, 1);
+    g_assert_cmpuint(m, ==, 0);
+    g_assert_cmpfloat(w, ==, 0);
+}
+
+/*
+ * The p of the signed-rank test by brute force: every one of the 2^m sign
+ * assignments of the mid-ranks of the nonzero |d| (each counted as the
+ * number below plus half the others equal), two-sided by distance from
+ * the mean.
+ */
+static double wsr_brute(const double *d, size_t n)
+{
+    double a[24], r[24], obs = 0, mean, dev;
+    size_t m = 0, i, j, hit = 0;
+    bool pos[24];
+    unsigned long s;
+
+    for (i = 0; i < n; i++) {
+        if (d[i] != 0) {
+            pos[m] = d[i] > 0;
+            a[m++] = fabs(d[i]);
+        }
+    }
+    if (!m) {
+        return 1;
+    }
+    for (i = 0; i < m; i++) {
+        double below = 0, equal = 0;
+
+        for (j = 0; j < m; j++) {
+            below += a[j] < a[i];
+            equal += a[j] == a[i];
+        }
+        r[i] = below + (equal + 1) / 2;
+        obs += pos[i] ? r[i] : 0;
+    }
+    mean = m * (m + 1) / 4.0;
+    dev = fabs(obs - mean);
+    for (s = 0; s < 1UL << m; s++) {
+        double w = 0;
+
+        for (i = 0; i < m; i++) {
+            w += s >> i & 1 ? r[i] : 0;
+        }
+        hit += fabs(w - mean) >= dev - 1e-9;
+    }
+    return (double)hit / (1UL << m);
+}
+
+/* A random small data set: continuous, integer, zero-inflated or halves */
+static size_t random_diffs(GRand *r, double *d, int kind, size_t lo,
+                           size_t hi)
+{
+    size_t n = g_rand_int_range(r, lo, hi + 1), i;
+    double shift = g_rand_double_range(r, -1, 2);
+
+    for (i = 0; i < n; i++) {
+        switch (kind) {
+        case 0:
+            d[i] = g_rand_double_range(r, -1.5, 1.5) + shift;
+            break;
+        case 1:
+            d[i] = g_rand_int_range(r, -2, 5);
+            break;
+        case 2:
+            d[i] = g_rand_double(r) < 0.4 ? 0 : g_rand_int_range(r, -3, 7);
+            break;
+        default:
+            d[i] = g_rand_int_range(r, -4, 9) / 2.0;
+            break;
+        }
+    }
+    return n;
+}
+
+/* The dynamic programming against every sign assignment, 4000 data sets */
+static void test_wilcoxon_brute_force(void)
+{
+    GRand *r = g_rand_new_with_seed(7);
+    int trial, tied = 0, zeros = 0, sig = 0;
+
+    for (trial = 0; trial < 4000; trial++) {
+        double d[16], s[16], p;
+        size_t n = random_diffs(r, d, trial % 4, 1, 14), i, m;
+
+        p = smmulab_wilcoxon_signed_rank(d, n, NULL, &m, NULL);
+        g_assert_cmpfloat_with_epsilon(p, wsr_brute(d, n), 1e-12);
+        tied += trial % 4 != 0;
+        for (i = 0; i < n; i++) {
+            zeros += d[i] == 0;
+            s[i] = fabs(d[i]);
+        }
+        sig += smmulab_significant(p, A);
+        /*
+         * The smallest p these |d| can give, whatever the signs: all
+         * positive; ties do not change it, zeros do
+         */
+        g_assert_cmpfloat_with_epsilon(smmulab_wilcoxon_min_p_data(d, n),
+                                       smmulab_wilcoxon_signed_rank(s, n,
+                                                                    NULL,
+                                                                    NULL,
+                                                                    NULL),
+                                       1e-13);
+        g_assert_cmpfloat_with_epsilon(smmulab_wilcoxon_min_p_data(d, n),
+                                       smmulab_wilcoxon_min_p(m), 1e-15);
+    }
+    g_rand_free(r);
+    g_assert_cmpint(zeros, >, 1000);
+    g_assert_cmpint(sig, >, 400);
+    g_assert_cmpfloat_with_epsilon(smmulab_wilcoxon_min_p(6), 1.0 / 32, 1e-15);
+    g_assert_cmpfloat_with_epsilon(smmulab_wilcoxon_min_p(5), 1.0 / 16, 1e-15);
+    g_assert_cmpfloat(smmulab_wilcoxon_min_p(1), ==, 1);
+    g_assert_cmpfloat(smmulab_wilcoxon_min_p(0), ==, 1);
+}
+
+/* The open end of an interval: the next double inward of a Walsh average */
+#define OPEN_LO(x) nextafter((x), INFINITY)
+#define OPEN_HI(x) nextafter((x), -INFINITY)
+
+/*
+ * The paired shift and its interval, against the same inversion in exact
+ * fractions with every sign assignment enumerated (abtest-paired-ref.py)
+ * and, without ties, the classical [W(K), W(M + 1 - K)] and its level.
+ */
+static void test_hodges_lehmann_paired(void)
+{
+    const double dep[] = { -0.952, 0.147, -1.022, -0.43, -0.62, -0.59, -0.49,
+                           0.08, -0.01 };
+    const double six[] = { 0.5, 1.2, 2.3, 0.7, 3.1, 1.9 };
+    const double six1[] = { -0.2, 1.2, 2.3, 0.7, 3.1, 1.9 };
+    const double twelve[] = { 1.1, -0.4, 2.6, 0.3, -1.7, 0.9, 1.4, -0.2, 2.2,
+                              0.6, -0.8, 1.9 };
+    const double zinf[] = { 0, 2, 0, -1, 3, 0, 2, 4, 1, -2, 5, 0, 2 };
+    const double across[] = { -2, 2, 2, -1, 1, 3, 3, 3 };
+    const double halves[] = { 0.5, -0.5, 1.5, 1.5, 2, 0, -1, 2.5, 2, 3 };
+    const double open0[] = { 2, 4, 4, 4, -2, -1, 3, 0, 0, 2, 3, 1 };
+    const double seven[] = { 3, 1, 4, 1, 5, 9, 2 };
+    const double one[] = { 1.5 };
+    double lo, hi, level, shift;
+
+    /* -0.46 (-0.786, -0.01): classical [W(6), W(40)], level 1 - 5/128 */
+    shift = smmulab_hodges_lehmann_paired(dep, 9, A, &lo, &hi, &level);
+    g_assert_cmpfloat_with_epsilon(shift, -0.46, EPS);
+    g_assert_cmpfloat_with_epsilon(lo, -0.786, EPS);
+    g_assert_cmpfloat_with_epsilon(hi, -0.01, EPS);
+    g_assert_cmpfloat_with_epsilon(level, 1 - 5.0 / 128, 1e-13);
+    /* Six of one sign: [W(1), W(21)] = [min, max], level 1 - 2/64 */
+    shift = smmulab_hodges_lehmann_paired(six, 6, A, &lo, &hi, &level);
+    g_assert_cmpfloat_with_epsilon(shift, 1.55, EPS);
+    g_assert_cmpfloat(lo, ==, 0.5);
+    g_assert_cmpfloat(hi, ==, 3.1);
+    g_assert_cmpfloat_with_epsilon(level, 1 - 2.0 / 64, 1e-13);
+    shift = smmulab_hodges_lehmann_paired(six1, 6, A, &lo, &hi, &level);
+    g_assert_cmpfloat_with_epsilon(shift, 1.5, EPS);
+    g_assert_cmpfloat(lo, ==, -0.2);
+    g_assert_cmpfloat(hi, ==, 3.1);
+    /* Five pairs: never significant, no interval */
+    shift = smmulab_hodges_lehmann_paired(six, 5, A, &lo, &hi, &level);
+    g_assert_cmpfloat_with_epsilon(shift, 1.5, EPS);
+    g_assert_true(isnan(lo) && isnan(hi));
+    g_assert_cmpfloat(level, ==, 0);
+    shift = smmulab_hodges_lehmann_paired(twelve, 12, A, &lo, &hi, &level);
+    g_assert_cmpfloat_with_epsilon(shift, 0.7, EPS);
+    g_assert_cmpfloat_with_epsilon(lo, -0.25, EPS);
+    g_assert_cmpfloat_with_epsilon(hi, 1.55, EPS);
+    g_assert_cmpfloat_with_epsilon(level, 0.95751953125, 1e-13);
+    /* Discrete data, exact in binary: the ends, open or closed, exactly */
+    shift = smmulab_hodges_lehmann_paired(zinf, 13, A, &lo, &hi, &level);
+    g_assert_cmpfloat(shift, ==, 1);
+    g_assert_cmpfloat(lo, ==, 0);                     /* [0, 2.5) */
+    g_assert_cmpfloat(hi, ==, OPEN_HI(2.5));
+    g_assert_cmpfloat(level, ==, 1 - A);
+    shift = smmulab_hodges_lehmann_paired(across, 8, A, &lo, &hi, &level);
+    g_assert_cmpfloat(shift, ==, 1.75);
+    g_assert_cmpfloat(lo, ==, 0);                     /* [0, 3] */
+    g_assert_cmpfloat(hi, ==, 3);
+    shift = smmulab_hodges_lehmann_paired(halves, 10, A, &lo, &hi, &level);
+    g_assert_cmpfloat(shift, ==, 1.25);
+    g_assert_cmpfloat(lo, ==, 0.25);                  /* [0.25, 2.25) */
+    g_assert_cmpfloat(hi, ==, OPEN_HI(2.25));
+    /*
+     * (0, 3]: p = 0.0254 at 0 (a zero dropped, five |d| = 2 tied) but
+     * 0.05 or more just above 0: the open end keeps "0 is outside"
+     */
+    shift = smmulab_hodges_lehmann_paired(open0, 12, A, &lo, &hi, &level);
+    g_assert_cmpfloat(shift, ==, 1.75);
+    g_assert_cmpfloat(lo, ==, OPEN_LO(0.0));
+    g_assert_cmpfloat(lo, >, 0);
+    g_assert_cmpfloat(hi, ==, 3);
+    g_assert_true(smmulab_significant(
+        smmulab_wilcoxon_signed_rank(open0, 12, NULL, NULL, NULL), A));
+    shift = smmulab_hodges_lehmann_paired(seven, 7, A, &lo, &hi, &level);
+    g_assert_cmpfloat(shift, ==, 3);
+    g_assert_cmpfloat(lo, ==, 1);                     /* [1, 6.5] */
+    g_assert_cmpfloat(hi, ==, 6.5);
+    shift = smmulab_hodges_lehmann_paired(one, 1, A, &lo, &hi, &level);
+    g_assert_cmpfloat(shift, ==, 1.5);
+    g_assert_true(isnan(lo));
+    g_assert_true(isnan(smmulab_hodges_lehmann_paired(one, 0, A, &lo, &hi,
+                                                      &level)));
+}
+
+static int cmp_dbl(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+
+    return x < y ? -1 : x > y;
+}
+
+/*
+ * The interval against its definition, and "0 outside the interval" against
+ * "the test at 0 is significant", over 6000 random data sets (continuous,
+ * integer, zero-inflated integer, halves; 6 to 14 pairs, where 0 is often
+ * a Walsh average).  The set of theta not significant is recomputed here
+ * with the test itself at every Walsh average and between each two.  The
+ * statements can disagree only one way, p significant with 0 in a gap of
+ * that set (a zero difference dropped at a data value); those are
+ * counted, and must stay rare.
+ */
+static void test_paired_interval_agrees(void)
+{
+    GRand *r = g_rand_new_with_seed(11);
+    int trial, sig = 0, at_walsh = 0, gaps = 0, sets = 0, open_ends = 0;
+
+    for (trial = 0; trial < 6000; trial++) {
+        double d[16], e[16], w[128], lo, hi, level, p, elo = NAN, ehi = NAN;
+        size_t n = random_diffs(r, d, trial % 4, 6, 14), M = 0, q = 0, i, j;
+        size_t c, first = SIZE_MAX, last = 0, below = 0, above = 0;
+        bool acc[260], outside;
+
+        for (i = 0; i < n; i++) {
+            for (j = i; j < n; j++) {
+                w[M++] = (d[i] + d[j]) / 2;
+            }
+        }
+        qsort(w, M, sizeof(*w), cmp_dbl);
+        for (i = 0; i < M; i++) {
+            if (!q || w[i] != w[q - 1]) {
+                w[q++] = w[i];
+            }
+        }
+        /* The test at every candidate: Walsh average k at 2k + 1 */
+        for (c = 0; c <= 2 * q; c++) {
+            double t = c % 2 ? w[c / 2] : c == 0 ? w[0] - fabs(w[0]) - 1 :
+                       c == 2 * q ? w[q - 1] + fabs(w[q - 1]) + 1 :
+                       w[c / 2 - 1] + (w[c / 2] - w[c / 2 - 1]) / 2;
+
+            for (i = 0; i < n; i++) {
+                e[i] = d[i] - t;
+            }
+            acc[c] = !smmulab_significant(
+                smmulab_wilcoxon_signed_rank(e, n, NULL, NULL, NULL), A);
+            if (acc[c]) {
+                first = first == SIZE_MAX ? c : first;
+                last = c;
+                /* candidates not significant on either side of 0 */
+                below += t < 0;
+                above += t > 0;
+            }
+        }
+        if (first != 0 && last != 2 * q) {
+            elo = first % 2 ? w[first / 2] : OPEN_LO(w[first / 2 - 1]);
+            ehi = last % 2 ? w[last / 2] : OPEN_HI(w[last / 2]);
+            open_ends += !(first % 2) + !(last % 2);
+        }
+        smmulab_hodges_lehmann_paired(d, n, A, &lo, &hi, &level);
+        if (isnan(elo)) {
+            g_assert_true(isnan(lo) && isnan(hi));
+            g_assert_cmpfloat(level, ==, 0);
+        } else {
+            g_assert_cmpfloat(lo, ==, elo);
+            g_assert_cmpfloat(hi, ==, ehi);
+        }
+        p = smmulab_wilcoxon_signed_rank(d, n, NULL, NULL, NULL);
+        if (isnan(lo)) {
+            /* no interval: no outcome at this n is significant */
+            g_assert_false(smmulab_significant(p, A));
+            continue;
+        }
+        sets++;
+        sig += smmulab_significant(p, A);
+        for (i = 0; i < q; i++) {
+            at_walsh += w[i] == 0;
+        }
+        outside = lo > 0 || hi < 0;
+        /* Outside: always significant */
+        if (outside) {
+            g_assert_true(smmulab_significant(p, A));
+        }
+        /* Significant inside: only in a gap, accepted theta on both sides */
+        if (!outside && smmulab_significant(p, A)) {
+            g_assert_cmpuint(below, >, 0);
+            g_assert_cmpuint(above, >, 0);
+            gaps++;
+        }
+    }
+    g_rand_free(r);
+    g_test_message("%d intervals, %d significant, 0 a Walsh average in %d, "
+                   "%d open ends; significant with 0 in a gap: %d",
+                   sets, sig, at_walsh, open_ends, gaps);
+    g_assert_cmpint(sets, >, 5000);
+    g_assert_cmpint(sig, >, 1500);
+    g_assert_cmpint(at_walsh, >, 1500);
+    g_assert_cmpint(open_ends, >, 1000);
+    g_assert_cmpint(gaps, <=, sets / 500);
+}
+
+/*
+ * The p of @d - theta, theta between the Walsh averages @w[k - 1] and
+ * @w[k] (sorted, distinct)
+ */
+static double wsr_between(const double *d, size_t n, const double *w,
+                          size_t k)
+{
+    double e[32];
+    size_t i;
+
+    for (i = 0; i < n; i++) {
+        e[i] = d[i] - (w[k - 1] + (w[k] - w[k - 1]) / 2);
+    }
+    return smmulab_wilcoxon_signed_rank(e, n, NULL, NULL, NULL);
+}
+
+/*
+ * Without ties the interval contains the classical one, [W(K), W(M+1-K)]
+ * with K the largest with 2 P(W+ <= K - 1) < alpha, and is it unless the
+ * test at a data value outside (a difference dropped there) is not
+ * significant; its level is the classical one's.  K found here with the
+ * test itself at theta where W+ = 0, 1, ...: between W(M - k) and
+ * W(M + 1 - k), k of the Walsh averages lie above theta (Tukey).
+ */
+static void test_paired_interval_classical(void)
+{
+    GRand *r = g_rand_new_with_seed(13);
+    int trial, same = 0;
+
+    for (trial = 0; trial < 1500; trial++) {
+        double d[32], w[528], lo, hi, level, tail, p;
+        size_t n = g_rand_int_range(r, 6, 31), M = 0, i, j, K;
+
+        for (i = 0; i < n; i++) {
+            d[i] = g_rand_double_range(r, -1, 1.5);
+        }
+        for (i = 0; i < n; i++) {
+            for (j = i; j < n; j++) {
+                w[M++] = (d[i] + d[j]) / 2;
+            }
+        }
+        qsort(w, M, sizeof(*w), cmp_dbl);
+        /* W+ = 0 (all positive) is significant from 6 pairs */
+        tail = smmulab_wilcoxon_min_p(n);
+        for (K = 1; K < M / 2; K++) {
+            p = wsr_between(d, n, w, M - K);
+            if (!smmulab_significant(p, A)) {
+                break;
+            }
+            tail = p;
+        }
+        smmulab_hodges_lehmann_paired(d, n, A, &lo, &hi, &level);
+        g_assert_cmpfloat_with_epsilon(level, 1 - tail, 1e-13);
+        g_assert_cmpfloat(lo, <=, nextafter(w[K - 1], INFINITY));
+        g_assert_cmpfloat(hi, >=, nextafter(w[M - K], -INFINITY));
+        same += fabs(lo - w[K - 1]) < 1e-15 && fabs(hi - w[M - K]) < 1e-15;
+    }
+    g_rand_free(r);
+    g_test_message("the classical interval in %d of 1500", same);
+    g_assert_cmpint(same, >, 1300);
+}
+
+/* 10000 pairs of ~0.01: the interval at 100 pairs in well under a second */
+static void test_paired_sizes(void)
+{
+    GRand *r = g_rand_new_with_seed(17);
+    double d[200], lo, hi, level, p;
+    gint64 t0;
+    size_t i;
+
+    for (i = 0; i < 200; i++) {
+        d[i] = g_rand_double_range(r, -1, 1.4);
+    }
+    g_rand_free(r);
+    t0 = g_get_monotonic_time();
+    smmulab_hodges_lehmann_paired(d, 100, A, &lo, &hi, &level);
+    p = smmulab_wilcoxon_signed_rank(d, 200, NULL, NULL, NULL);
+    g_test_message("100-pair interval and 200-pair test: %.0f ms",
+                   (g_get_monotonic_time() - t0) / 1e3);
+    g_assert_true(lo < hi && level > 0.95 && level < 0.951);
+    g_assert_true(p > 0 && p < 1);
+    g_assert_cmpint(g_get_monotonic_time() - t0, <, 2000000);
+}
+
+/* McNemar, against scipy 1.10.1's stats.binomtest(b, b + c, 0.5) */
+static void test_mcnemar(void)
+{
+    static const struct {
+        unsigned b, c;
+        double p;
+    } ref[] = {
+        { 0, 6, 0.03125 },
+        { 1, 5, 0.21875 },
+        { 0, 5, 0.0625 },
+        { 2, 9, 0.0654296875 },
+        { 10, 25, 0.016673847800120715 },
+        { 40, 60, 0.05688793364098088 },
+        { 3, 3, 1.0 },
+        { 7, 0, 0.015625 },
+        { 100, 140, 0.01166409231767769 },
+    };
+    size_t i;
+
+    for (i = 0; i < G_N_ELEMENTS(ref); i++) {
+        double p = smmulab_mcnemar_exact(ref[i].b, ref[i].c);
+
+        g_assert_cmpfloat(fabs(p / ref[i].p - 1), <, 1e-12);
+        /* two-sided: the same either way round */
+        g_assert_cmpfloat_with_epsilon(smmulab_mcnemar_exact(ref[i].c,
+                                                             ref[i].b),
+                                       p, 1e-15);
+    }
+    g_assert_cmpfloat(smmulab_mcnemar_exact(0, 0), ==, 1);
+    /* every outcome enumerated in exact fractions (abtest-paired-ref.py) */
+    g_assert_cmpfloat_with_epsilon(smmulab_mcnemar_power(20, 0.05, 0.55, A),
+                                   0.8549237447037381, 1e-12);
+    g_assert_cmpfloat_with_epsilon(smmulab_mcnemar_power(6, 0, 0.5, A),
+                                   0.015625, 1e-12);
+    g_assert_cmpfloat_with_epsilon(smmulab_mcnemar_power(10, 0.1, 0.3, A),
+                                   0.027100171, 1e-12);
+}
+
+/* The standard normal distribution function */
+static double phi(double x)
+{
+    return erfc(-x / sqrt(2)) / 2;
+}
+
+static void test_wilcoxon_power(void)
+{
+    double pw, d, se;
+    unsigned n, m;
+
+    /*
+     * At 6 pairs only "all of one sign" is significant: the power is
+     * exactly Phi(delta)^6 + Phi(-delta)^6; within 3.5 standard errors
+     * of 4000 draws
+     */
+    for (d = 0; d <= 2; d += 0.5) {
+        double exact = pow(phi(d), 6) + pow(phi(-d), 6);
+
+        pw = smmulab_wilcoxon_power(6, d, A);
+        se = sqrt(exact * (1 - exact) / 4000);
+        g_assert_cmpfloat(fabs(pw - exact), <=, 3.5 * se + 1e-12);
+    }
+    /* 80 % at 6 pairs: Phi(delta) = 0.8^(1/6), delta = 1.793 */
+    d = smmulab_wilcoxon_detectable(6, A, SMMULAB_POWER);
+    g_assert_cmpfloat(fabs(d - 1.793), <, 0.08);
+    g_assert_true(isnan(smmulab_wilcoxon_detectable(5, A, SMMULAB_POWER)));
+    g_assert_cmpfloat(smmulab_wilcoxon_power(5, 3, A), ==, 0);
+    /* numpy, 200000 draws (abtest-paired-ref.py): 0.5410 and 0.7844 */
+    pw = smmulab_wilcoxon_power(20, 0.5, A);
+    g_assert_cmpfloat(fabs(pw - 0.5410), <, 3.5 * sqrt(0.25 / 4000));
+    pw = smmulab_wilcoxon_power(10, 1, A);
+    g_assert_cmpfloat(fabs(pw - 0.7844), <, 3.5 * sqrt(0.17 / 4000));
+    /* The null: the exact test's size at 20 pairs, 2 P(W+ <= 52) = 0.0478 */
+    pw = smmulab_wilcoxon_power(20, 0, A);
+    g_assert_cmpfloat(fabs(pw - 0.0478), <, 3.5 * sqrt(0.05 / 4000));
+    /* Paired t needs 0.66 SD at 20 pairs; the rank test's efficiency 0.955 */
+    d = smmulab_wilcoxon_detectable(20, A, SMMULAB_POWER);
+    g_assert_cmpfloat(d, >, 0.63);
+    g_assert_cmpfloat(d, <, 0.72);
+    /* Reproducible */
+    g_assert_cmpfloat(smmulab_wilcoxon_power(20, 0.5, A), ==,
+                      smmulab_wilcoxon_power(20, 0.5, A));
+    /*
+     * n needed: the smallest n from which the power (the same draws)
+     * stays at 80 % up to max, not just the first n that reaches it
+     */
+    for (d = 0.5; d <= 1.6; d += 0.55) {
+        n = smmulab_wilcoxon_n_needed(d, A, SMMULAB_POWER, 40);
+        g_assert_cmpuint(n, >, 6);
+        g_assert_cmpfloat(smmulab_wilcoxon_power(n - 1, d, A), <,
+                          SMMULAB_POWER);
+        for (m = n; m <= 40; m++) {
+            g_assert_cmpfloat(smmulab_wilcoxon_power(m, d, A), >=,
+                              SMMULAB_POWER);
+        }
+        g_assert_cmpuint(smmulab_wilcoxon_n_needed(-d, A, SMMULAB_POWER, 40),
+                         ==, n);
+    }
+    /*
+     * The exact test's size drops from 0.049 at 10 pairs to 0.043 at 11,
+     * and at 0.2 SD its power with it: 0.089 at 10, 0.083 and 0.083 at 11
+     * and 12, 0.105 at 13.  8.5 % is first reached at 10 but held from 13
+     */
+    g_assert_cmpfloat(smmulab_wilcoxon_power(10, 0.2, A), >=, 0.085);
+    g_assert_cmpfloat(smmulab_wilcoxon_power(11, 0.2, A), <, 0.085);
+    g_assert_cmpuint(smmulab_wilcoxon_n_needed(0.2, A, 0.085, 16), ==, 13);
+    g_assert_cmpuint(smmulab_wilcoxon_n_needed(0.01, A, SMMULAB_POWER, 100),
+                     ==, 0);
+    g_assert_cmpuint(smmulab_wilcoxon_n_needed(0, A, SMMULAB_POWER, 100), ==,
+                     0);
+}
+
 static void test_summary(void)
 {
     const double x[] = { 4, 1, 7, 2 };
@@ -376,6 +999,19 @@ int main(int argc, char **argv)
     g_test_add_func("/abtest/hodges-lehmann", test_hodges_lehmann);
     g_test_add_func("/abtest/interval-agrees-with-p",
                     test_interval_agrees_with_p);
+    g_test_add_func("/abtest/wilcoxon/scipy", test_wilcoxon_scipy);
+    g_test_add_func("/abtest/wilcoxon/ties-zeros", test_wilcoxon_ties_zeros);
+    g_test_add_func("/abtest/wilcoxon/brute-force",
+                    test_wilcoxon_brute_force);
+    g_test_add_func("/abtest/hodges-lehmann-paired",
+                    test_hodges_lehmann_paired);
+    g_test_add_func("/abtest/paired-interval-agrees",
+                    test_paired_interval_agrees);
+    g_test_add_func("/abtest/paired-interval-classical",
+                    test_paired_interval_classical);
+    g_test_add_func("/abtest/paired-sizes", test_paired_sizes);
+    g_test_add_func("/abtest/mcnemar", test_mcnemar);
+    g_test_add_func("/abtest/wilcoxon/power", test_wilcoxon_power);
     g_test_add_func("/abtest/holm", test_holm);
     g_test_add_func("/abtest/power", test_power);
     g_test_add_func("/abtest/summary", test_summary);
