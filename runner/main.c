@@ -25,6 +25,7 @@
 #include <glib/gstdio.h>
 
 #include "plan.h"
+#include "preflight.h"
 #include "provenance.h"
 #include "record.h"
 #include "report.h"
@@ -110,6 +111,9 @@ int main(int argc, char **argv)
     g_autoptr(JsonArray) runs = json_array_new();
     g_autofree char *qemu = NULL, *kernel = NULL, *initrd = NULL;
     g_autofree char *text = NULL;
+    g_autoptr(GString) checked = NULL;
+    g_autoptr(GHashTable) configs = g_hash_table_new_full(g_str_hash,
+        g_str_equal, g_free, NULL);
     guint i, v, failed = 0, npoints, total;
 
     setvbuf(stdout, NULL, _IOLBF, 0);
@@ -195,6 +199,12 @@ int main(int argc, char **argv)
         }
     }
 
+    checked = g_string_new(NULL);
+    if (!smmulab_preflight(sc, kernel, initrd, checked, &err)) {
+        fprintf(stderr, "smmulab-run: %s\n", err->message);
+        return 2;
+    }
+
     plan = smmulab_plan_make(sc);
     total = plan->len;
     if (list) {
@@ -207,6 +217,8 @@ int main(int argc, char **argv)
     }
     if (check) {
         smmulab_plan_print_check(plan, sc, argv[1]);
+        printf("kernel parameters, as each variant will run them:\n%s",
+               checked->str);
         return 0;
     }
     if (!out) {
@@ -300,6 +312,26 @@ int main(int argc, char **argv)
         if (!smmulab_record_save(out, sc_json, prov, runs, &err)) {
             fprintf(stderr, "smmulab-run: %s\n", err->message);
             return 1;
+        }
+        if (!pl->control && r->ran->cmdline &&
+            strcmp(r->verdict, "misconfigured")) {
+            g_autofree char *asked = g_strjoin(" ", sc->append ? sc->append :
+                                               "", pl->append, NULL);
+            g_autofree char *conf = smmulab_ran_signature(r->ran, asked);
+            char *key = g_strdup_printf("%s\n%s\n%s\n%s", spec.kernel,
+                                        spec.initrd, pl->point ? pl->point :
+                                        "", conf);
+            const char *other = g_hash_table_lookup(configs, key);
+
+            if (other && strcmp(other, pl->variant)) {
+                fprintf(stderr, "smmulab-run: %s: variants %s and %s ran "
+                        "identically configured (%s): an A/A; stopped (runs "
+                        "so far in %s)\n", argv[1], other, pl->variant,
+                        conf[0] ? conf : "the kernel's defaults", out);
+                g_free(key);
+                return 2;
+            }
+            g_hash_table_replace(configs, key, (gpointer)pl->variant);
         }
     }
 

@@ -388,6 +388,13 @@ void report_column_free(gpointer p)
     g_free(c);
 }
 
+gboolean report_paired(JsonObject *sc)
+{
+    return strcmp(json_object_get_string_member_with_default(sc, "design",
+                                                             "paired"),
+                  "independent") != 0;
+}
+
 gboolean report_run_matches(JsonObject *run, const Column *c,
                             const char *point)
 {
@@ -411,7 +418,13 @@ gboolean report_run_matches(JsonObject *run, const Column *c,
  */
 gboolean report_run_counts(JsonObject *run)
 {
-    return !strcmp(json_object_get_string_member(run, "verdict"), "ok") ||
+    const char *v = json_object_get_string_member(run, "verdict");
+
+    /* a run of another configuration than its variant's says nothing */
+    if (!strcmp(v, "misconfigured")) {
+        return FALSE;
+    }
+    return !strcmp(v, "ok") ||
            json_object_get_int_member_with_default(run, "soft_lockups", 0) ||
            json_object_get_int_member_with_default(run, "cmdq_timeouts", 0) ||
            json_object_get_int_member_with_default(run, "cmd_sync_timeouts", 0);

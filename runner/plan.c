@@ -15,6 +15,21 @@
 #include "report-internal.h"
 #include "topology.h"
 
+/*
+ * The seed of repeat @rep of variant @v: under design=paired every variant
+ * boots repeat r with smmulab_repeat_seed(seed, r), so that runs pair up
+ * (common random numbers); under design=independent each variant draws
+ * its own, the first variant's being the paired design's
+ */
+static guint64 boot_seed(const SmmulabScenario *sc, guint v, guint rep)
+{
+    if (sc->paired || v == 0) {
+        return smmulab_repeat_seed(sc->seed, rep);
+    }
+    return smmulab_repeat_seed(smmulab_repeat_seed(sc->seed, 0x10000u + v),
+                               rep);
+}
+
 GArray *smmulab_plan_make(const SmmulabScenario *sc)
 {
     GArray *plan = g_array_new(FALSE, TRUE, sizeof(SmmulabBoot));
@@ -34,7 +49,7 @@ GArray *smmulab_plan_make(const SmmulabScenario *sc)
                     0, var->name, var->append, var->kernel, var->initrd,
                     sc->sweep_group ?
                         g_ptr_array_index(sc->sweep_values, p) : NULL,
-                    FALSE, rep, smmulab_repeat_seed(sc->seed, rep)
+                    FALSE, rep, boot_seed(sc, v, rep)
                 };
 
                 g_array_append_val(plan, pl);
@@ -55,7 +70,7 @@ GArray *smmulab_plan_make(const SmmulabScenario *sc)
                 SmmulabBoot pl = {
                     0, var->name, var->append, var->kernel, var->initrd,
                     per_point ? g_ptr_array_index(sc->sweep_values, p) : NULL,
-                    TRUE, 1, smmulab_repeat_seed(sc->seed, 1)
+                    TRUE, 1, boot_seed(sc, v, 1)
                 };
 
                 g_array_append_val(plan, pl);
@@ -215,8 +230,14 @@ char *smmulab_plan_power(const SmmulabScenario *sc)
         return NULL;
     }
     s = g_string_new(NULL);
-    g_string_append_printf(s, "primary endpoint %s, n=%u+%u: ", sc->primary,
-                           n, n);
+    if (sc->paired) {
+        g_string_append_printf(s, "primary endpoint %s, %u pairs (design "
+                               "paired: repeat r of every variant boots "
+                               "with one seed): ", sc->primary, n);
+    } else {
+        g_string_append_printf(s, "primary endpoint %s, n=%u+%u: ",
+                               sc->primary, n, n);
+    }
     if (!k) {
         g_string_append(s, "one variant, nothing to compare");
         return g_string_free(s, FALSE);
@@ -225,7 +246,32 @@ char *smmulab_plan_power(const SmmulabScenario *sc)
         g_string_append_printf(s, "%u comparisons (Holm: the first at alpha "
                                "%.3g); ", k, alpha);
     }
-    if (!strcmp(sc->primary, REPORT_RUNS_WITH_LOCKUP) ||
+    if (sc->paired && (!strcmp(sc->primary, REPORT_RUNS_WITH_LOCKUP) ||
+                       !strcmp(sc->primary, REPORT_RUNS_WITH_TIMEOUT))) {
+        guint m = 1;
+
+        while (m < 64 && !smmulab_significant(smmulab_mcnemar_exact(m, 0),
+                                              alpha)) {
+            m++;
+        }
+        g_string_append_printf(s, "McNemar's test needs at least %u "
+                               "discordant pairs, all one way%s", m,
+                               n < m ? ": more than the pairs run, raise "
+                               "repeat=" : "");
+    } else if (sc->paired) {
+        double d = smmulab_wilcoxon_detectable(n, alpha, SMMULAB_POWER);
+
+        if (isnan(d)) {
+            g_string_append_printf(s, "no outcome of %u pairs can reach "
+                                   "p<%.3g (Wilcoxon signed-rank): raise "
+                                   "repeat=", n, alpha);
+        } else {
+            g_string_append_printf(s, "80 %% power (Wilcoxon signed-rank) "
+                                   "for a shift of %.2f standard deviations "
+                                   "of the pairs' differences (normal "
+                                   "data)", d);
+        }
+    } else if (!strcmp(sc->primary, REPORT_RUNS_WITH_LOCKUP) ||
         !strcmp(sc->primary, REPORT_RUNS_WITH_TIMEOUT)) {
         const double base[] = { 0, 0.1, 0.25, 0.5 };
         guint i;

@@ -14,29 +14,6 @@
 #include "report.h"
 #include "topology.h"
 
-void smmulab_json_add_string(JsonBuilder *b, const char *name,
-                             const char *value)
-{
-    json_builder_set_member_name(b, name);
-    if (value) {
-        json_builder_add_string_value(b, value);
-    } else {
-        json_builder_add_null_value(b);
-    }
-}
-
-void smmulab_json_add_int(JsonBuilder *b, const char *name, gint64 value)
-{
-    json_builder_set_member_name(b, name);
-    json_builder_add_int_value(b, value);
-}
-
-void smmulab_json_add_bool(JsonBuilder *b, const char *name, gboolean value)
-{
-    json_builder_set_member_name(b, name);
-    json_builder_add_boolean_value(b, value);
-}
-
 JsonNode *smmulab_record_scenario(const SmmulabScenario *sc,
                                   const char *topologies)
 {
@@ -45,6 +22,7 @@ JsonNode *smmulab_record_scenario(const SmmulabScenario *sc,
                                                             sc->workload,
                                                             NULL, NULL);
     g_autofree char *smmu = NULL, *machine = NULL, *cpus = NULL;
+    g_autofree char *quantum = NULL;
     guint i;
 
     if (sc->smmu->len) {
@@ -65,10 +43,25 @@ JsonNode *smmulab_record_scenario(const SmmulabScenario *sc,
         cpus = g_strdup_printf("%u", sc->cpus ? sc->cpus :
                                (topo ? topo->cpus : 0));
     }
-    machine = g_strdup_printf("%s vCPUs, %s memory, icount %s", cpus,
+    if (sc->icount && sc->sweep_group &&
+        !strcmp(sc->sweep_group, "machine") &&
+        !strcmp(sc->sweep_key, "quantum")) {
+        quantum = g_strdup(", lock-step quanta swept (ns of virtual time: "
+                           "the vCPUs run in parallel in virtual time)");
+    } else if (sc->icount && sc->quantum_ns) {
+        guint64 insns = sc->quantum_ns >> sc->icount_shift;
+
+        quantum = g_strdup_printf(", lock-step quanta of %" G_GUINT64_FORMAT
+                                  " ns (%" G_GUINT64_FORMAT " instructions "
+                                  "at shift %u): the vCPUs run in parallel "
+                                  "in virtual time", sc->quantum_ns,
+                                  insns ? insns : 1, sc->icount_shift);
+    }
+    machine = g_strdup_printf("%s vCPUs, %s memory, icount %s%s", cpus,
                               sc->memory ? sc->memory :
                               (topo ? topo->memory : "?"),
-                              sc->icount ? "on (deterministic)" : "off");
+                              sc->icount ? "on (deterministic)" : "off",
+                              quantum ? quantum : "");
     json_builder_begin_object(b);
     smmulab_json_add_string(b, "file", sc->file);
     smmulab_json_add_string(b, "name", sc->name);
@@ -78,6 +71,9 @@ JsonNode *smmulab_record_scenario(const SmmulabScenario *sc,
     smmulab_json_add_string(b, "workload", sc->workload);
     smmulab_json_add_int(b, "repeat", sc->repeat);
     smmulab_json_add_bool(b, "icount", sc->icount);
+    if (sc->icount && sc->quantum_ns) {
+        smmulab_json_add_int(b, "quantum_ns", sc->quantum_ns);
+    }
     smmulab_json_add_int(b, "cpus", sc->cpus ? sc->cpus :
                          (topo ? topo->cpus : 0));
     {
@@ -86,6 +82,8 @@ JsonNode *smmulab_record_scenario(const SmmulabScenario *sc,
 
         smmulab_json_add_string(b, "seed", seed);
     }
+    smmulab_json_add_string(b, "design", sc->paired ? "paired" :
+                            "independent");
     if (sc->primary) {
         smmulab_json_add_string(b, "primary", sc->primary);
     }
@@ -95,6 +93,9 @@ JsonNode *smmulab_record_scenario(const SmmulabScenario *sc,
     smmulab_json_add_string(b, "baseline", sc->baseline ? sc->baseline :
                       ((SmmulabVariant *)g_ptr_array_index(sc->variants,
                                                            0))->name);
+    if (sc->append && *sc->append) {
+        smmulab_json_add_string(b, "append", sc->append);
+    }
     json_builder_set_member_name(b, "variants");
     json_builder_begin_array(b);
     for (i = 0; i < sc->variants->len; i++) {
@@ -199,6 +200,13 @@ JsonNode *smmulab_record_run(const SmmulabBoot *pl, const SmmulabRun *r,
     smmulab_json_add_string(b, "log", log);
     smmulab_json_add_string(b, "cmdline", cmdline);
     smmulab_json_add_string(b, "kernel_version", r->kernel_version);
+    if (r->ran->cmdline) {
+        g_autofree char *said = smmulab_ran_summary(r->ran);
+
+        smmulab_json_add_string(b, "kernel_cmdline", r->ran->cmdline);
+        /* what the kit printed that it runs, e.g. "arm_smmu_v3.cmdq_lock=fair; ..." */
+        smmulab_json_add_string(b, "ran", said);
+    }
     if (pl->kernel) {
         smmulab_json_add_string(b, "kernel", pl->kernel);
     }

@@ -9,16 +9,10 @@
 #include <glib.h>
 #include <json-glib/json-glib.h>
 
+#include "json.h"
 #include "plan.h"
 #include "run.h"
 #include "scenario.h"
-
-/* @name: @value, or null when @value is NULL */
-void smmulab_json_add_string(JsonBuilder *b, const char *name,
-                             const char *value);
-/* @name: @value, a number or a boolean */
-void smmulab_json_add_int(JsonBuilder *b, const char *name, gint64 value);
-void smmulab_json_add_bool(JsonBuilder *b, const char *name, gboolean value);
 
 /* What runs.json says of the scenario */
 JsonNode *smmulab_record_scenario(const SmmulabScenario *sc,

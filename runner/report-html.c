@@ -45,6 +45,49 @@ static const char *str(JsonObject *o, const char *key)
     return json_object_get_string_member_with_default(o, key, "");
 }
 
+/* Each variant: the parameters asked for, and what the kernel said it ran */
+static void variants_section(GString *h, JsonObject *report)
+{
+    JsonArray *vars = json_object_get_array_member(report, "variants");
+    JsonObject *sc = json_object_get_object_member(report, "scenario");
+    guint i, j;
+
+    if (!vars || !json_array_get_length(vars)) {
+        return;
+    }
+    g_string_append(h, "<h2>Variants</h2>\n<table class=\"variants\">\n"
+                    "<tr><th>variant</th><th>kernel parameters asked</th>"
+                    "<th>what the kernel said it ran</th></tr>\n");
+    for (i = 0; i < json_array_get_length(vars); i++) {
+        JsonObject *v = json_array_get_object_element(vars, i);
+        JsonArray *ran = json_object_get_array_member(v, "ran");
+        g_autofree char *asked = g_strjoin(" ", str(sc, "append"),
+                                           str(v, "append"), NULL);
+
+        g_string_append(h, "<tr><td>");
+        esc(h, str(v, "name"));
+        g_string_append(h, "</td><td><code>");
+        esc(h, *g_strstrip(asked) ? asked : "(the kernel's defaults)");
+        g_string_append(h, "</code></td><td>");
+        for (j = 0; ran && j < json_array_get_length(ran); j++) {
+            JsonObject *x = json_array_get_object_element(ran, j);
+            g_autofree char *n = g_strdup_printf(" (%" G_GINT64_FORMAT
+                                                 " run(s))",
+                json_object_get_int_member(x, "runs"));
+
+            g_string_append(h, j ? "<br><code>" : "<code>");
+            esc(h, str(x, "said"));
+            g_string_append(h, "</code>");
+            esc(h, n);
+        }
+        if (!ran || !json_array_get_length(ran)) {
+            g_string_append(h, "no variant line printed");
+        }
+        g_string_append(h, "</td></tr>\n");
+    }
+    g_string_append(h, "</table>\n");
+}
+
 static void primary_section(GString *h, JsonObject *report,
                             JsonArray *verdicts, const char *primary)
 {
@@ -364,6 +407,7 @@ char *report_html(JsonObject *report, JsonArray *runs, const char *svg,
     }
     primary_section(h, report, verdicts, primary);
     exploratory_section(h, verdicts);
+    variants_section(h, report);
     g_string_append(h, "<h2>Figures</h2>\n");
     if (points && json_array_get_length(points)) {
         for (i = 0; i < json_array_get_length(points); i++) {

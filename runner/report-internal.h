@@ -65,6 +65,13 @@ JsonObject *report_member_obj(JsonObject *o, const char *key);
 /* One metric of one run, NaN when the run did not produce it */
 double report_run_value(JsonObject *run, const Metric *m);
 
+/*
+ * Whether the runs of a scenario pair up (design=paired: repeat r of every
+ * variant booted with one seed).  runs.json written before design= existed
+ * had paired seeds.
+ */
+gboolean report_paired(JsonObject *sc);
+
 void report_column_free(gpointer p);
 GPtrArray *report_columns_of(JsonObject *sc, JsonArray *runs);
 gboolean report_run_matches(JsonObject *run, const Column *c,

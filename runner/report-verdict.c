@@ -29,8 +29,11 @@ typedef struct Line {
     const char *metric;         /* REPORT_RUNS_WITH_* or a metric id */
     const Metric *m;            /* NULL for runs with an event */
     gboolean primary;
+    gboolean paired;            /* pairs of runs that shared a seed */
     double p, p_adj;            /* p_adj: Holm within its family */
     guint ka, na, kb, nb;       /* runs with the event of na, nb */
+    guint only_a, only_b;       /* paired events: pairs discordant each way */
+    guint used;                 /* paired values: nonzero differences */
     double shift, lo, hi, level, base_median, sd;
     gboolean exact;
     GArray *va, *vb;            /* per-run values (metric lines) */
@@ -62,6 +65,20 @@ static const Column *find_column(GPtrArray *cols, const char *variant)
     return NULL;
 }
 
+static gboolean is_event(const char *id)
+{
+    return !strcmp(id, REPORT_RUNS_WITH_LOCKUP) ||
+           !strcmp(id, REPORT_RUNS_WITH_TIMEOUT);
+}
+
+static gint64 event_count(JsonObject *r, gboolean timeouts)
+{
+    return timeouts ?
+        json_object_get_int_member_with_default(r, "cmdq_timeouts", 0) +
+        json_object_get_int_member_with_default(r, "cmd_sync_timeouts", 0) :
+        json_object_get_int_member_with_default(r, "soft_lockups", 0);
+}
+
 /* Runs of @c at @point that count, and how many of them had the event */
 static void runs_with(JsonArray *runs, const Column *c, const char *point,
                       gboolean timeouts, guint *k, guint *n)
@@ -71,24 +88,122 @@ static void runs_with(JsonArray *runs, const Column *c, const char *point,
     *k = *n = 0;
     for (i = 0; i < json_array_get_length(runs); i++) {
         JsonObject *r = json_array_get_object_element(runs, i);
-        gint64 x;
 
         if (!report_run_matches(r, c, point) || !report_run_counts(r)) {
             continue;
         }
-        x = timeouts ?
-            json_object_get_int_member_with_default(r, "cmdq_timeouts", 0) +
-            json_object_get_int_member_with_default(r, "cmd_sync_timeouts", 0) :
-            json_object_get_int_member_with_default(r, "soft_lockups", 0);
         (*n)++;
-        *k += x > 0;
+        *k += event_count(r, timeouts) > 0;
     }
 }
 
-static gboolean is_event(const char *id)
+/*
+ * The pairs of @var's and @base's runs at @point that count: the runs of
+ * one repeat, which booted with one seed under design=paired.  A repeat
+ * whose run of either failed without counting has no pair.
+ */
+static GPtrArray *pairs_of(JsonArray *runs, const Column *var,
+                           const Column *base, const char *point)
 {
-    return !strcmp(id, REPORT_RUNS_WITH_LOCKUP) ||
-           !strcmp(id, REPORT_RUNS_WITH_TIMEOUT);
+    GPtrArray *pairs = g_ptr_array_new();
+    guint i, j;
+
+    for (i = 0; i < json_array_get_length(runs); i++) {
+        JsonObject *a = json_array_get_object_element(runs, i);
+
+        if (!report_run_matches(a, var, point) || !report_run_counts(a)) {
+            continue;
+        }
+        for (j = 0; j < json_array_get_length(runs); j++) {
+            JsonObject *b = json_array_get_object_element(runs, j);
+
+            if (report_run_matches(b, base, point) && report_run_counts(b) &&
+                json_object_get_int_member(a, "rep") ==
+                json_object_get_int_member(b, "rep") &&
+                !g_strcmp0(json_object_get_string_member_with_default(
+                               a, "seed", NULL),
+                           json_object_get_string_member_with_default(
+                               b, "seed", NULL))) {
+                g_ptr_array_add(pairs, a);
+                g_ptr_array_add(pairs, b);
+                break;
+            }
+        }
+    }
+    return pairs;
+}
+
+/* One comparison of paired runs; NULL without a pair */
+static Line *compare_paired(Line *l, JsonArray *runs, const char *kind,
+                            const char *id)
+{
+    g_autoptr(GPtrArray) pairs = pairs_of(runs, l->var, l->base, l->point);
+    guint i;
+
+    if (is_event(id)) {
+        gboolean to = !strcmp(id, REPORT_RUNS_WITH_TIMEOUT);
+
+        for (i = 0; i + 1 < pairs->len; i += 2) {
+            gboolean a = event_count(g_ptr_array_index(pairs, i), to) > 0;
+            gboolean b = event_count(g_ptr_array_index(pairs, i + 1), to) > 0;
+
+            l->ka += a;
+            l->kb += b;
+            l->only_a += a && !b;
+            l->only_b += b && !a;
+        }
+        l->na = l->nb = pairs->len / 2;
+        if (!l->na) {
+            line_free(l);
+            return NULL;
+        }
+        l->p = smmulab_mcnemar_exact(l->only_a, l->only_b);
+        l->exact = TRUE;
+        return l;
+    }
+    l->m = report_find_metric(kind, id);
+    if (!l->m) {
+        line_free(l);
+        return NULL;
+    }
+    l->va = g_array_new(FALSE, FALSE, sizeof(double));
+    l->vb = g_array_new(FALSE, FALSE, sizeof(double));
+    for (i = 0; i + 1 < pairs->len; i += 2) {
+        double a = report_run_value(g_ptr_array_index(pairs, i), l->m);
+        double b = report_run_value(g_ptr_array_index(pairs, i + 1), l->m);
+
+        if (!isnan(a) && !isnan(b)) {
+            g_array_append_val(l->va, a);
+            g_array_append_val(l->vb, b);
+        }
+    }
+    l->na = l->nb = l->va->len;
+    if (!l->na) {
+        line_free(l);
+        return NULL;
+    }
+    {
+        g_autofree double *d = g_new(double, l->na);
+        SmmulabSummary sd, sb;
+        size_t used = 0;
+        bool exact = true;
+
+        for (i = 0; i < l->na; i++) {
+            d[i] = g_array_index(l->va, double, i) -
+                   g_array_index(l->vb, double, i);
+        }
+        l->p = smmulab_wilcoxon_signed_rank(d, l->na, NULL, &used, &exact);
+        l->used = used;
+        l->exact = exact;
+        l->shift = smmulab_hodges_lehmann_paired(d, l->na, SMMULAB_ALPHA,
+                                                 &l->lo, &l->hi, &l->level);
+        smmulab_summarize((double *)l->vb->data, l->nb, &sb);
+        smmulab_summarize(d, l->na, &sd);
+        l->base_median = sb.median;
+        /* the differences' spread, for the power figures */
+        l->sd = l->na > 1 ? sd.sd : 0;
+    }
+    return l;
 }
 
 static const char *endpoint_label(const char *kind, const char *id)
@@ -106,7 +221,8 @@ static const char *endpoint_label(const char *kind, const char *id)
 
 /* One comparison of @var against @base at @point, or NULL without data */
 static Line *compare(JsonArray *runs, const char *kind, const char *id,
-                     const Column *var, const Column *base, const char *point)
+                     const Column *var, const Column *base, const char *point,
+                     gboolean paired)
 {
     Line *l = g_new0(Line, 1);
 
@@ -114,6 +230,10 @@ static Line *compare(JsonArray *runs, const char *kind, const char *id,
     l->var = var;
     l->base = base;
     l->metric = id;
+    l->paired = paired;
+    if (paired) {
+        return compare_paired(l, runs, kind, id);
+    }
     if (is_event(id)) {
         gboolean to = !strcmp(id, REPORT_RUNS_WITH_TIMEOUT);
 
@@ -163,6 +283,15 @@ static Line *compare(JsonArray *runs, const char *kind, const char *id,
     return l;
 }
 
+/* The test behind a line, as the report names it */
+static const char *test_name(const Line *l)
+{
+    if (l->paired) {
+        return l->m ? "Wilcoxon signed-rank" : "McNemar";
+    }
+    return l->m ? "Mann-Whitney" : "Fisher";
+}
+
 static char *fmt_value(const Line *l, double v)
 {
     return report_fmt(v, l->m->decimals);
@@ -173,21 +302,53 @@ static char *pct(double x)
     return g_strdup_printf("%.0f %%", x * 100);
 }
 
+/* "pair" or "pairs" after @n */
+static const char *pairs(guint n)
+{
+    return n == 1 ? "pair" : "pairs";
+}
+
+/* "n=6+6", or "6 pairs" */
+static char *n_text(const Line *l)
+{
+    return l->paired ? g_strdup_printf("%u %s", l->na, pairs(l->na)) :
+                       g_strdup_printf("n=%u+%u", l->na, l->nb);
+}
+
 /* What the comparison found, without its verdict */
 static char *finding(const Line *l)
 {
     g_autofree char *shift = NULL, *rel = NULL, *iv = NULL;
 
+    if (!l->m && l->paired) {
+        return g_strdup_printf("%u/%u vs %u/%u (%u %s: %u with it only "
+                               "under %s, %u only under %s)", l->ka, l->na,
+                               l->kb, l->nb, l->na, pairs(l->na), l->only_a,
+                               l->var->variant, l->only_b, l->base->variant);
+    }
     if (!l->m) {
         return g_strdup_printf("%u/%u vs %u/%u", l->ka, l->na, l->kb, l->nb);
     }
     shift = fmt_value(l, l->shift);
     if (isnan(l->lo)) {
-        iv = g_strdup_printf("no 95 %% interval at n=%u+%u", l->na, l->nb);
-    } else {
-        g_autofree char *lo = fmt_value(l, l->lo), *hi = fmt_value(l, l->hi);
+        g_autofree char *nt = n_text(l);
 
-        iv = g_strdup_printf("[%s, %s]", lo, hi);
+        iv = g_strdup_printf("no 95 %% interval at %s", nt);
+    } else {
+        g_autofree char *lo = NULL, *hi = NULL;
+        /*
+         * The paired interval's end is open where the test at that Walsh
+         * average is significant (abtest.h): given as the next double
+         * inside, which prints as the average itself.  Say so at 0.
+         */
+        gboolean open_lo = l->paired && l->lo > 0 && l->lo < 1e-300;
+        gboolean open_hi = l->paired && l->hi < 0 && l->hi > -1e-300;
+
+        lo = fmt_value(l, open_lo ? 0 : l->lo);
+        hi = fmt_value(l, open_hi ? 0 : l->hi);
+
+        iv = g_strdup_printf("%s%s, %s%s", open_lo ? "(" : "[", lo, hi,
+                             open_hi ? ")" : "]");
     }
     if (l->shift == 0) {
         rel = g_strdup("no change");
@@ -198,8 +359,92 @@ static char *finding(const Line *l)
         rel = g_strdup_printf("%+.1f %% of %s's median", l->shift /
                               fabs(l->base_median) * 100, l->base->variant);
     }
+    if (l->paired) {
+        return g_strdup_printf("paired shift %s%s %s (%s; %u %s, %u "
+                               "differ)", l->shift > 0 ? "+" : "", shift, iv,
+                               rel, l->na, pairs(l->na), l->used);
+    }
     return g_strdup_printf("shift %s%s %s (%s)", l->shift > 0 ? "+" : "",
                            shift, iv, rel);
+}
+
+/* The n (0: more than N_MAX) a rerun would need to see @l's shift */
+static void needed_text(GString *s, JsonBuilder *b, const Line *l, unsigned n)
+{
+    json_builder_set_member_name(b, "n_needed");
+    n ? json_builder_add_int_value(b, n) : json_builder_add_null_value(b);
+    if (l->shift == 0) {
+        g_string_append(s, "; the shift observed is 0");
+    } else if (l->paired) {
+        g_string_append_printf(s, "; the shift observed would need %s%u "
+                               "pairs", n ? "about " : "more than ",
+                               n ? n : N_MAX);
+    } else {
+        g_string_append_printf(s, "; the shift observed would need %s%u+%u",
+                               n ? "about n=" : "more than ", n ? n : N_MAX,
+                               n ? n : N_MAX);
+    }
+}
+
+/*
+ * What paired runs could detect: McNemar's test decides on the discordant
+ * pairs alone (m of them all one way give p = 2^(1-m)); the signed-rank
+ * test's power for a shift in standard deviations of the differences
+ */
+static void paired_power_text(GString *s, const Line *l, gboolean sig,
+                              double alpha, JsonBuilder *b)
+{
+    if (!l->m) {
+        guint m = 1, disc = l->only_a + l->only_b;
+
+        /* the fewest discordant pairs, all one way, that reach alpha */
+        while (m < 64 && !smmulab_significant(smmulab_mcnemar_exact(m, 0),
+                                              alpha)) {
+            m++;
+        }
+        smmulab_json_add_int(b, "discordant_needed", m);
+        g_string_append_printf(s, "McNemar's test looks only at the %u "
+                               "discordant pair(s) (one variant with it, the "
+                               "other without); p<%.3g needs at least %u, "
+                               "all one way", disc, alpha, m);
+        if (l->na < m) {
+            g_string_append_printf(s, ": more than the %u %s run", l->na,
+                                   pairs(l->na));
+        }
+        return;
+    }
+    {
+        double d = smmulab_wilcoxon_detectable(l->na, alpha, SMMULAB_POWER);
+
+        json_builder_set_member_name(b, "detectable_shift_sd");
+        isnan(d) ? json_builder_add_null_value(b)
+                 : json_builder_add_double_value(b, d);
+        if (isnan(d)) {
+            g_string_append_printf(s, "no outcome of %u %s can reach "
+                                   "p<%.3g (signed-rank: at least 6 pairs "
+                                   "at 0.05)", l->na, pairs(l->na), alpha);
+            return;
+        } else if (!(l->sd > 0)) {
+            g_string_append_printf(s, "80 %% power at %u %s only for a "
+                                   "shift of %.2f standard deviations of the "
+                                   "differences (they show no spread to "
+                                   "scale it by)", l->na, pairs(l->na), d);
+        } else {
+            g_autofree char *u = fmt_value(l, d * l->sd);
+
+            g_string_append_printf(s, "80 %% power at %u %s only for a "
+                                   "shift of about %s (%.2f standard "
+                                   "deviations of the pairs' differences, "
+                                   "normal differences assumed)", l->na,
+                                   pairs(l->na), u, d);
+        }
+        if (!sig && l->sd > 0) {
+            unsigned n = smmulab_wilcoxon_n_needed(l->shift / l->sd, alpha,
+                                                   SMMULAB_POWER, N_MAX);
+
+            needed_text(s, b, l, n);
+        }
+    }
 }
 
 /* The smallest effect the n detects, and the n the observed one needs */
@@ -210,7 +455,9 @@ static char *power_text(const Line *l, gboolean sig, double alpha,
 
     json_builder_set_member_name(b, "power");
     json_builder_begin_object(b);
-    if (!l->m) {
+    if (l->paired) {
+        paired_power_text(s, l, sig, alpha, b);
+    } else if (!l->m) {
         double rb = (double)l->kb / l->nb, ra = (double)l->ka / l->na;
         double up = smmulab_fisher_detectable(l->na, l->nb, rb, TRUE,
                                               alpha, SMMULAB_POWER);
@@ -284,18 +531,7 @@ static char *power_text(const Line *l, gboolean sig, double alpha,
             unsigned n = smmulab_mwu_n_needed(l->shift / l->sd, alpha,
                                               SMMULAB_POWER, N_MAX);
 
-            json_builder_set_member_name(b, "n_needed");
-            n ? json_builder_add_int_value(b, n)
-              : json_builder_add_null_value(b);
-            if (l->shift == 0) {
-                g_string_append(s, "; the shift observed is 0");
-            } else if (n) {
-                g_string_append_printf(s, "; the shift observed would need "
-                                       "about n=%u+%u", n, n);
-            } else {
-                g_string_append_printf(s, "; the shift observed would need "
-                                       "more than %u+%u", N_MAX, N_MAX);
-            }
+            needed_text(s, b, l, n);
         }
     }
     json_builder_end_object(b);
@@ -312,7 +548,10 @@ static void line_json_common(JsonBuilder *b, const Line *l, const char *text)
     smmulab_json_add_string(b, "metric", l->metric);
     smmulab_json_add_string(b, "label", l->m ? l->m->label :
                             endpoint_label("", l->metric));
-    smmulab_json_add_string(b, "test", l->m ? "mann-whitney" : "fisher");
+    smmulab_json_add_string(b, "test", l->paired ?
+                            (l->m ? "wilcoxon-signed-rank" : "mcnemar") :
+                            (l->m ? "mann-whitney" : "fisher"));
+    smmulab_json_add_bool(b, "paired", l->paired);
     smmulab_json_add_bool(b, "exact", l->exact);
     smmulab_json_add_bool(b, "primary", l->primary);
     json_builder_set_member_name(b, "p");
@@ -321,6 +560,28 @@ static void line_json_common(JsonBuilder *b, const Line *l, const char *text)
     json_builder_add_double_value(b, l->p_adj);
     smmulab_json_add_int(b, "na", l->na);
     smmulab_json_add_int(b, "nb", l->nb);
+    if (l->va) {
+        /* the per-run values tested (paired: pair i is values[i] and
+           baseline_values[i]) */
+        guint i;
+
+        json_builder_set_member_name(b, "values");
+        json_builder_begin_array(b);
+        for (i = 0; i < l->va->len; i++) {
+            json_builder_add_double_value(b, g_array_index(l->va, double, i));
+        }
+        json_builder_end_array(b);
+        json_builder_set_member_name(b, "baseline_values");
+        json_builder_begin_array(b);
+        for (i = 0; i < l->vb->len; i++) {
+            json_builder_add_double_value(b, g_array_index(l->vb, double, i));
+        }
+        json_builder_end_array(b);
+    }
+    if (l->paired && !l->m) {
+        smmulab_json_add_int(b, "only_variant", l->only_a);
+        smmulab_json_add_int(b, "only_baseline", l->only_b);
+    }
     if (!l->m) {
         smmulab_json_add_int(b, "ka", l->ka);
         smmulab_json_add_int(b, "kb", l->kb);
@@ -353,6 +614,7 @@ static void print_primary(GString *t, JsonBuilder *b, JsonObject *sc,
     g_autofree char *adj = family > 1 ?
         g_strdup_printf(", Holm over %u: %s", family, pa) : g_strdup("");
     g_autofree char *verdict = NULL;
+    g_autofree char *nt = n_text(l);
 
     json_builder_begin_object(b);
     /* in a family, Holm's first step: the most it asks */
@@ -364,15 +626,14 @@ static void print_primary(GString *t, JsonBuilder *b, JsonObject *sc,
         verdict = g_strdup("DIFFERENT");
     } else if (smmulab_significant(l->p, SMMULAB_ALPHA)) {
         verdict = g_strdup_printf("no significant difference after the "
-                                  "correction at n=%u+%u", l->na, l->nb);
+                                  "correction at %s", nt);
     } else {
-        verdict = g_strdup_printf("no significant difference at n=%u+%u",
-                                  l->na, l->nb);
+        verdict = g_strdup_printf("no significant difference at %s", nt);
     }
     line = g_strdup_printf("%s%s vs %s: %s %s (%s p=%s%s%s): %s", label,
                            l->var->variant, l->base->variant,
                            l->m ? l->m->label : endpoint_label("", l->metric),
-                           what, l->m ? "Mann-Whitney" : "Fisher", ps, adj,
+                           what, test_name(l), ps, adj,
                            l->exact ? "" : ", normal approximation", verdict);
     g_string_append_printf(t, "  %s\n    power: %s\n", line, pw);
     line_json_common(b, l, line);
@@ -393,7 +654,7 @@ static void print_exploratory(GString *t, JsonBuilder *b, JsonObject *sc,
     line = g_strdup_printf("%s%s vs %s: %s %s (%s p=%s, Holm %s%s)%s", label,
                            l->var->variant, l->base->variant,
                            l->m ? l->m->label : endpoint_label("", l->metric),
-                           what, l->m ? "Mann-Whitney" : "Fisher", ps, pa,
+                           what, test_name(l), ps, pa,
                            l->exact ? "" : ", normal approximation",
                            sig ? ": below 0.05 after correction (a hint "
                            "for a scenario of its own)" : "");
@@ -443,6 +704,7 @@ void report_verdicts(GString *t, JsonBuilder *b, JsonObject *sc,
     const char *primary = json_object_get_string_member_with_default(
         sc, "primary", NULL);
     const VerdictSet *vs = report_verdict_set(kind);
+    gboolean paired = report_paired(sc);
     g_autoptr(GPtrArray) lines = g_ptr_array_new_with_free_func(line_free);
     g_autoptr(GPtrArray) ids = g_ptr_array_new();
     g_autoptr(GString) missing = g_string_new(NULL);
@@ -478,7 +740,7 @@ void report_verdicts(GString *t, JsonBuilder *b, JsonObject *sc,
             }
             for (i = 0; i < ids->len; i++) {
                 const char *id = g_ptr_array_index(ids, i);
-                Line *l = compare(runs, kind, id, col, base, pt);
+                Line *l = compare(runs, kind, id, col, base, pt, paired);
 
                 if (!l) {
                     if (i == 0) {
@@ -525,6 +787,13 @@ void report_verdicts(GString *t, JsonBuilder *b, JsonObject *sc,
     } else if (primary) {
         g_string_append_printf(t, "primary endpoint: %s (primary=%s; %s)\n",
                                endpoint_label(kind, primary), primary,
+                               paired ? (is_event(primary) ?
+                               "McNemar's exact test on the pairs of runs "
+                               "of one seed" :
+                               "Wilcoxon signed-rank test on the "
+                               "differences of the pairs of runs of one "
+                               "seed, their Hodges-Lehmann shift with its "
+                               "95 % interval") :
                                is_event(primary) ?
                                "Fisher's exact test on runs" :
                                "Mann-Whitney U test on per-run values, "

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "abtest.h"
+#include "json.h"
 #include "report.h"
 #include "report-internal.h"
 
@@ -419,6 +420,96 @@ static void series_note(GString *t, JsonArray *runs, GPtrArray *cols)
     }
 }
 
+/*
+ * Each variant's kernel parameters as the scenario asked for them, and
+ * what the kernel said it ran: the kit's variant lines, the same in every
+ * run or each distinct one with its count
+ */
+static void variants_ran(GString *t, JsonBuilder *b, JsonObject *sc,
+                         JsonArray *runs)
+{
+    JsonArray *vars = json_object_get_array_member(sc, "variants");
+    const char *common = json_object_get_string_member_with_default(
+        sc, "append", NULL);
+    guint i, j;
+
+    json_builder_set_member_name(b, "variants");
+    json_builder_begin_array(b);
+    g_string_append(t, "  variants (kernel parameters asked; what the kernel "
+                    "said it ran):\n");
+    for (i = 0; vars && i < json_array_get_length(vars); i++) {
+        JsonObject *v = json_array_get_object_element(vars, i);
+        const char *name = json_object_get_string_member(v, "name");
+        const char *app = json_object_get_string_member_with_default(
+            v, "append", "");
+        g_autoptr(GPtrArray) said = g_ptr_array_new();
+        g_autoptr(GArray) count = g_array_new(FALSE, TRUE, sizeof(guint));
+        guint nrun = 0, nsaid = 0, nrecorded = 0;
+
+        for (j = 0; j < json_array_get_length(runs); j++) {
+            JsonObject *r = json_array_get_object_element(runs, j);
+            const char *x;
+            guint k;
+
+            if (strcmp(json_object_get_string_member(r, "variant"), name)) {
+                continue;
+            }
+            nrun++;
+            nrecorded += json_object_has_member(r, "kernel_cmdline");
+            x = json_object_get_string_member_with_default(r, "ran", NULL);
+            if (!x || !*x) {
+                continue;
+            }
+            nsaid++;
+            for (k = 0; k < said->len; k++) {
+                if (!strcmp(g_ptr_array_index(said, k), x)) {
+                    break;
+                }
+            }
+            if (k == said->len) {
+                g_ptr_array_add(said, (gpointer)x);
+                g_array_set_size(count, k + 1);
+            }
+            g_array_index(count, guint, k)++;
+        }
+        json_builder_begin_object(b);
+        smmulab_json_add_string(b, "name", name);
+        smmulab_json_add_string(b, "append", app);
+        json_builder_set_member_name(b, "ran");
+        json_builder_begin_array(b);
+        g_string_append_printf(t, "    %s: %s%s%s%s", name,
+                               common && *common ? common : "",
+                               common && *common && *app ? " " : "", app,
+                               !*app && !(common && *common) ?
+                               "(the kernel's defaults)" : "");
+        if (!said->len) {
+            g_string_append_printf(t, "; ran: %s\n", !nrun ? "no run" :
+                                   !nrecorded ? "not recorded (runs.json "
+                                   "from before the runner read it)" :
+                                   "the kernel printed no variant line");
+        }
+        for (j = 0; j < said->len; j++) {
+            g_string_append_printf(t, "%s%s (%u of %u runs)", j ? "; or " :
+                                   "; ran: ", (char *)g_ptr_array_index(said, j),
+                                   g_array_index(count, guint, j), nrun);
+            json_builder_begin_object(b);
+            smmulab_json_add_string(b, "said", g_ptr_array_index(said, j));
+            smmulab_json_add_int(b, "runs", g_array_index(count, guint, j));
+            json_builder_end_object(b);
+        }
+        if (said->len) {
+            if (nsaid < nrecorded) {
+                g_string_append_printf(t, "; %u run(s) printed none",
+                                       nrecorded - nsaid);
+            }
+            g_string_append_c(t, '\n');
+        }
+        json_builder_end_array(b);
+        json_builder_end_object(b);
+    }
+    json_builder_end_array(b);
+}
+
 char *smmulab_report_write(JsonNode *doc, const char *dir, GError **err)
 {
     JsonObject *root = json_node_get_object(doc);
@@ -496,11 +587,23 @@ char *smmulab_report_write(JsonNode *doc, const char *dir, GError **err)
     g_string_append_printf(t, "  machine: %s\n",
                            json_object_get_string_member(sc, "machine"));
     provenance(t, root, runs);
+    variants_ran(t, b, sc, runs);
     cores_note(t, sc, root);
     g_string_append_printf(t, "  runs: %u of %u ok\n", nok, nrun);
     g_string_append_printf(t, "  %s: %s\n",
                            json_object_has_member(sc, "seed") ? "repeats" :
                            "deterministic", det);
+    g_string_append_printf(t, "  design: %s\n", report_paired(sc) ?
+                           "paired: repeat r of every variant booted with "
+                           "one seed (common random numbers); each variant "
+                           "is compared with the baseline pair by pair "
+                           "(Wilcoxon signed-rank test and paired "
+                           "Hodges-Lehmann shift on the differences, "
+                           "McNemar's exact test on runs with an event)" :
+                           "independent: a seed per variant and repeat; "
+                           "runs compared as two samples (Mann-Whitney U "
+                           "test and Hodges-Lehmann shift, Fisher's exact "
+                           "test on runs with an event)");
     if (has_control && reliable) {
         g_string_append_printf(t, "  control (fast hardware: every cost 0, "
                                "cmdqs=19, RIL on): clean: %u of %u control "

@@ -48,6 +48,7 @@ void smmulab_run_free(SmmulabRun *r)
     g_array_unref(r->samples);
     g_array_unref(r->events);
     smmulab_lockups_free(r->lockups);
+    smmulab_ran_free(r->ran);
     g_ptr_array_unref(r->results);
     if (r->stats) {
         json_node_unref(r->stats);
@@ -113,7 +114,8 @@ GPtrArray *smmulab_run_argv(const SmmulabRunSpec *spec, const char *qmp_sock,
         return NULL;
     }
     /* The machine, as scripts/boot.sh has it too */
-    targs = smmulab_machine_args(topo, sc->icount ? (int)sc->icount_shift : -1);
+    targs = smmulab_machine_args(topo, sc->icount ? (int)sc->icount_shift : -1,
+                                 sc->icount ? sc->quantum_ns : 0);
 
     g_ptr_array_add(argv, g_strdup(spec->qemu));
     for (i = 0; i < targs->len; i++) {
@@ -200,6 +202,7 @@ SmmulabRun *smmulab_run_new(void)
     r->samples = g_array_new(FALSE, TRUE, sizeof(SmmulabSample));
     r->events = g_array_new(FALSE, TRUE, sizeof(SmmulabEvent));
     r->lockups = smmulab_lockups_new();
+    r->ran = smmulab_ran_new();
     return r;
 }
 
@@ -240,6 +243,7 @@ void smmulab_run_scan_console(SmmulabRun *r, const char *line)
         r->kernel_version = g_strndup(p, strcspn(p, " "));
     }
     smmulab_lockups_scan(r->lockups, line);
+    smmulab_ran_scan(r->ran, line);
     if ((p = strstr(line, "BUG: soft lockup"))) {
         const char *cpu = strstr(p, "CPU#");
 
@@ -283,6 +287,24 @@ void smmulab_run_scan_console(SmmulabRun *r, const char *line)
     }
     r->cmdq_timeouts = r->cmdq_timeouts_printed;
     r->cmd_sync_timeouts = r->cmd_sync_timeouts_printed;
+}
+
+void smmulab_run_verify_params(SmmulabRun *r, const char *append)
+{
+    g_autofree char *bad = NULL;
+
+    /* a run that failed before the kernel said anything keeps its verdict */
+    if (!strcmp(r->verdict, "interrupted") ||
+        (!r->ran->cmdline && strcmp(r->verdict, "ok"))) {
+        return;
+    }
+    bad = smmulab_kparams_verify(r->ran, append);
+    if (bad) {
+        g_free(r->verdict);
+        g_free(r->detail);
+        r->verdict = g_strdup("misconfigured");
+        r->detail = g_steal_pointer(&bad);
+    }
 }
 
 void smmulab_run_settle_counts(SmmulabRun *r)
@@ -659,6 +681,14 @@ SmmulabRun *smmulab_run_boot(const SmmulabRunSpec *spec, GError **err)
     r->wall_s = (g_get_monotonic_time() - start) / 1e6;
 
     set_verdict(r, spec, &w, interrupted, timed_out, status);
+    {
+        g_autofree char *asked = g_strjoin(" ", spec->sc->append ?
+                                           spec->sc->append : "",
+                                           spec->variant_append ?
+                                           spec->variant_append : "", NULL);
+
+        smmulab_run_verify_params(r, asked);
+    }
     g_free(w.panic_line);
     g_free(w.error_line);
     progress(spec, r, r->wall_s, r->stats, TRUE);

@@ -10,6 +10,7 @@
 #include <signal.h>
 #include <json-glib/json-glib.h>
 
+#include "kparams.h"
 #include "lockup.h"
 #include "scenario.h"
 
@@ -46,7 +47,8 @@ typedef struct SmmulabEvent {
 #define SMMULAB_RUN_MAX_EVENTS 2000
 
 typedef struct SmmulabRun {
-    char *verdict;              /* ok error skipped panic timeout qemu-failed no-result interrupted */
+    char *verdict;              /* ok error skipped panic timeout qemu-failed
+                                   no-result interrupted misconfigured */
     char *detail;               /* one line on what went wrong, or NULL */
     double wall_s;
     guint soft_lockups;         /* "BUG: soft lockup" reports */
@@ -68,6 +70,7 @@ typedef struct SmmulabRun {
     GArray *events;             /* SmmulabEvent: lockups and timeouts */
     JsonNode *stats;            /* the model's x-cmdq-stats at the end */
     SmmulabLockups *lockups;    /* every CPU's place at each soft lockup */
+    SmmulabRan *ran;            /* what the kernel said it ran */
 } SmmulabRun;
 
 /* The QEMU command line of @spec (NULL-terminated), or NULL with @err */
@@ -89,6 +92,15 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(SmmulabRun, smmulab_run_free)
 void smmulab_run_scan_console(SmmulabRun *r, const char *line);
 /* After the last line: counts from the kernel's counters, if it printed them */
 void smmulab_run_settle_counts(SmmulabRun *r);
+/*
+ * After the last line: whether the kernel ran each parameter the scenario
+ * set (@append: its [guest] append= and the variant's), as
+ * smmulab_kparams_verify() tells from the console.  A run that did not is
+ * "misconfigured", its detail one line naming the parameter: it counts
+ * for nothing in the report.  An interrupted run, and a failed one whose
+ * console never printed the kernel's command line, keep their verdict.
+ */
+void smmulab_run_verify_params(SmmulabRun *r, const char *append);
 SmmulabRun *smmulab_run_new(void);
 
 /* key=value of the first RESULT line that has @key (and @with, if set) */

@@ -127,13 +127,18 @@ gboolean smmulab_scenario_check_value(const char *file, const char *group,
                    !is_uint(v, 0, G_MAXUINT64)) {
             return bad(err, file, group, key, v,
                        "not a number in 0..18446744073709551615");
+        } else if (!strcmp(key, "design") && strcmp(v, "paired") &&
+                   strcmp(v, "independent")) {
+            return bad(err, file, group, key, v,
+                       "not paired or independent");
         } else if (strcmp(key, "name") && strcmp(key, "repeat") &&
                    strcmp(key, "timeout") && strcmp(key, "control") &&
                    strcmp(key, "description") && strcmp(key, "baseline") &&
-                   strcmp(key, "primary") && strcmp(key, "seed")) {
+                   strcmp(key, "primary") && strcmp(key, "seed") &&
+                   strcmp(key, "design")) {
             return bad(err, file, group, key, v,
                        "unknown key (known: name, description, repeat, "
-                       "timeout, control, baseline, primary, seed)");
+                       "timeout, control, baseline, primary, seed, design)");
         }
     } else if (!strcmp(group, "machine")) {
         if (!strcmp(key, "cpus")) {
@@ -162,9 +167,14 @@ gboolean smmulab_scenario_check_value(const char *file, const char *group,
             if (!is_uint(v, 0, 10)) {
                 return bad(err, file, group, key, v, "not a number in 0..10");
             }
+        } else if (!strcmp(key, "quantum")) {
+            if (!is_uint(v, 0, 1000000000)) {
+                return bad(err, file, group, key, v, "not a number of "
+                           "nanoseconds in 0..1000000000 (0: off)");
+            }
         } else {
             return bad(err, file, group, key, v, "unknown key (known: cpus, "
-                       "cpu, memory, icount, icount-shift)");
+                       "cpu, memory, icount, icount-shift, quantum)");
         }
     } else if (!strcmp(group, "smmu")) {
         if (!g_strv_contains(smmu_props, key)) {
@@ -299,6 +309,8 @@ static void apply(SmmulabScenario *s, const Setting *st)
             s->primary = g_strdup(v);
         } else if (!strcmp(k, "seed")) {
             s->seed = g_ascii_strtoull(v, NULL, 10);
+        } else if (!strcmp(k, "design")) {
+            s->paired = !strcmp(v, "paired");
         }
     } else if (!strcmp(g, "machine")) {
         if (!strcmp(k, "cpus")) {
@@ -313,6 +325,8 @@ static void apply(SmmulabScenario *s, const Setting *st)
             s->icount = parse_bool(v);
         } else if (!strcmp(k, "icount-shift")) {
             s->icount_shift = to_uint(v);
+        } else if (!strcmp(k, "quantum")) {
+            s->quantum_ns = g_ascii_strtoull(v, NULL, 10);
         }
     } else if (!strcmp(g, "smmu")) {
         guint i;
@@ -419,6 +433,7 @@ static ScenarioPriv *scenario_new(const char *file)
     s->repeat = 1;
     s->timeout_s = 300;
     s->control = TRUE;
+    s->paired = SMMULAB_DESIGN_PAIRED_DEFAULT;
     s->icount_shift = 4;
     s->watchdog_thresh = -1;
     s->smmu = g_ptr_array_new_with_free_func(g_free);
@@ -637,6 +652,15 @@ SmmulabScenario *smmulab_scenario_load(const char *file,
             bad(err, file, "sweep", "values", values, "no value");
             goto fail;
         }
+    }
+    /* lock-step quanta are a mode of icount */
+    if (!s->icount && (s->quantum_ns || (s->sweep_group &&
+                                         !strcmp(s->sweep_group, "machine") &&
+                                         !strcmp(s->sweep_key, "quantum")))) {
+        g_set_error(err, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
+                    "%s: [machine] quantum= needs icount=on (lock-step "
+                    "quanta are a mode of icount)", file);
+        goto fail;
     }
     return s;
 

@@ -5,7 +5,8 @@
  *
  * One argument per line, then nothing else; with --append, the workload's
  * kernel command line instead (console options first, as every smmulab boot
- * has them); with --info, KEY=VALUE lines; with --machine [--icount SHIFT],
+ * has them); with --info, KEY=VALUE lines; with --machine [--icount SHIFT
+ * [--quantum NS]],
  * the whole machine smmulab boots, the same arguments the runner uses.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
@@ -19,6 +20,7 @@ int main(int argc, char **argv)
     g_autofree char *file = NULL;
     gboolean append = FALSE, info = FALSE, machine = FALSE;
     gint icount = -1;
+    gint64 quantum = 0;
     GOptionEntry entries[] = {
         { "file", 0, 0, G_OPTION_ARG_FILENAME, &file,
           "topology file (default configs/topologies.ini)", "FILE" },
@@ -31,6 +33,9 @@ int main(int argc, char **argv)
           NULL },
         { "icount", 0, 0, G_OPTION_ARG_INT, &icount,
           "with --machine: deterministic, -icount shift=SHIFT", "SHIFT" },
+        { "quantum", 0, 0, G_OPTION_ARG_INT64, &quantum,
+          "with --icount: icount's lock-step quanta of NS ns of virtual "
+          "time (the vCPUs run in parallel in virtual time)", "NS" },
         { NULL }
     };
     g_autoptr(GOptionContext) ctx =
@@ -70,7 +75,12 @@ int main(int argc, char **argv)
                 icount);
         return 2;
     }
-    args = machine ? smmulab_machine_args(t, icount) :
+    if (quantum < 0 || quantum > 1000000000 || (quantum && icount < 0)) {
+        fprintf(stderr, "smmulab-topology: --quantum %" G_GINT64_FORMAT
+                ": 0..1000000000 ns, with --icount\n", quantum);
+        return 2;
+    }
+    args = machine ? smmulab_machine_args(t, icount, quantum) :
                      smmulab_topology_qemu_args(t);
     for (i = 0; i < args->len; i++) {
         printf("%s\n", (char *)g_ptr_array_index(args, i));

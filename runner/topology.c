@@ -163,7 +163,8 @@ void smmulab_topology_free(SmmulabTopology *t)
     g_free(t);
 }
 
-GPtrArray *smmulab_machine_args(const SmmulabTopology *t, int icount_shift)
+GPtrArray *smmulab_machine_args(const SmmulabTopology *t, int icount_shift,
+                                guint64 quantum_ns)
 {
     GPtrArray *a = g_ptr_array_new_with_free_func(g_free);
     g_autoptr(GPtrArray) targs = smmulab_topology_qemu_args(t);
@@ -184,8 +185,11 @@ GPtrArray *smmulab_machine_args(const SmmulabTopology *t, int icount_shift)
         /* Deterministic: one thread, time from instruction counts */
         g_ptr_array_add(a, g_strdup("tcg,thread=single"));
         g_ptr_array_add(a, g_strdup("-icount"));
-        g_ptr_array_add(a, g_strdup_printf("shift=%d,sleep=off",
-                                           icount_shift));
+        g_ptr_array_add(a, quantum_ns ?
+                        g_strdup_printf("shift=%d,sleep=off,quantum=%"
+                                        G_GUINT64_FORMAT, icount_shift,
+                                        quantum_ns) :
+                        g_strdup_printf("shift=%d,sleep=off", icount_shift));
         g_ptr_array_add(a, g_strdup("-rtc"));
         g_ptr_array_add(a, g_strdup("clock=vm,base=2026-01-01"));
     } else {

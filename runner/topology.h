@@ -39,10 +39,13 @@ GPtrArray *smmulab_topology_qemu_args(const SmmulabTopology *t);
  * The machine every smmulab boot runs, in one place for the runner and
  * scripts/boot.sh (smmulab-topology --machine): virt with its SMMUv3, the
  * topology's vCPUs, memory and devices, TCG (multi-threaded, or with
- * @icount_shift >= 0 single-threaded under -icount with a VM clock), the
- * console on stdio, nothing else attached, no reboot.  Kernel, initrd,
- * command line, model properties and monitor are the caller's.
+ * @icount_shift >= 0 single-threaded under -icount with a VM clock, and
+ * with @quantum_ns > 0 in icount's lock-step quanta of that many ns: the
+ * vCPUs run in parallel in virtual time), the console on stdio, nothing
+ * else attached, no reboot.  Kernel, initrd, command line, model
+ * properties and monitor are the caller's.
  */
-GPtrArray *smmulab_machine_args(const SmmulabTopology *t, int icount_shift);
+GPtrArray *smmulab_machine_args(const SmmulabTopology *t, int icount_shift,
+                                guint64 quantum_ns);
 
 #endif

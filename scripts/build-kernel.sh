@@ -265,6 +265,27 @@ install_if_changed() {
 install_if_changed "$O/arch/arm64/boot/Image" "$B/guest/Image"
 log "$B/guest/Image ($(stat -c %s "$B/guest/Image") bytes)"
 
+# The kernel's parameters, read from its vmlinux, beside the Image: the
+# runner refuses a variant whose parameter this kernel does not know or
+# whose value it does not take (runner/kparams.h)
+kernel_params() {
+    local kp=${SMMULAB_KIT:-$B}/runner/smmulab-kparams
+    if [ ! -x "$kp" ]; then
+        rm -f "$B/guest/Image.params"
+        log "no $kp (build the kit first): no parameter list beside the Image"
+        return 0
+    fi
+    if "$kp" "$O/vmlinux" "$B/guest/Image.params.new" 2>"$LOGS/kparams.log"; then
+        install_if_changed "$B/guest/Image.params.new" "$B/guest/Image.params"
+        rm -f "$B/guest/Image.params.new"
+        log "$B/guest/Image.params ($(grep -vc '^#' "$B/guest/Image.params") parameters)"
+    else
+        rm -f "$B/guest/Image.params" "$B/guest/Image.params.new"
+        log "no parameter list: $(cat "$LOGS/kparams.log")"
+    fi
+}
+kernel_params
+
 # The SMMUv3 driver's object compiled again with DWARF, by kbuild's own
 # command for it plus -g, so that the runner (runner/lockup.c) can tell
 # which wait inlined into arm_smmu_cmdq_issue_cmdlist() a backtrace's

@@ -335,5 +335,58 @@ check "runner killed with SIGTERM: report written, naming it" \
 interrupt sigkill KILL
 pkill -KILL -f 'smmulab[.]tag=orphan' 2>/dev/null
 
+
+# What ran.  The kit kernel's parameter list, read from its vmlinux
+P=$B/guest/Image.params
+check "Image.params: cmdq_lock a choice of fair and legacy, fair by default" \
+    grep -qP '^arm_smmu_v3\.cmdq_lock\tchoice\tfair\tfair\|legacy$' "$P"
+check "Image.params: tlbi_max_pages a uint, 0; iommu.probe_lock early; watchdog_thresh a __setup" \
+    sh -c "grep -qP '^arm_smmu_v3\.tlbi_max_pages\tuint\t0\t-$' '$P' && grep -qP '^iommu\.probe_lock\tearly\t' '$P' && grep -qP '^watchdog_thresh\tsetup\t' '$P'"
+"$RUN" --build "$B" --check configs/default.ini >"$OUT/check-params.out" 2>&1
+check "--check prints each variant's parameters as they will run" \
+    grep -q '^  variant legacy: arm_smmu_v3.cmdq_lock=legacy' "$OUT/check-params.out"
+# A kernel without its list (a copy of the kit's Image) is checked at boot
+# only: a value the kernel refuses fails the run with one line naming it,
+# and the run counts for nothing
+cp "$B/guest/Image" "$OUT/Image-nolist"
+misconf() {
+    cat >"$OUT/$1.ini" <<EOF
+[scenario]
+repeat=1
+timeout=120
+[machine]
+cpus=2
+icount=on
+[workload]
+kind=map-unmap
+seconds=1
+[variants]
+$2=$3
+$4=$5
+[variant.$2]
+kernel=$OUT/Image-nolist
+[variant.$4]
+kernel=$OUT/Image-nolist
+EOF
+    "$RUN" --build "$B" --no-control --out "$OUT/$1" "$OUT/$1.ini" >"$OUT/$1.out" 2>"$OUT/$1.err"
+}
+misconf misconfigured legacy arm_smmu_v3.cmdq_lock=legacy fairr arm_smmu_v3.cmdq_lock=fairr
+rc=$?
+check "misconfigured: exit 3 (got $rc)" [ $rc = 3 ]
+check "misconfigured: the run fails naming the parameter the kernel refused" \
+    grep -q "fairr rep 1: misconfigured: arm_smmu_v3.cmdq_lock=fairr: refused by the kernel: .*\`fairr' invalid for parameter \`arm_smmu_v3.cmdq_lock'" "$OUT/misconfigured.err"
+check "misconfigured: the report names the run, each variant's parameters and what ran" \
+    sh -c "grep -q '^  run fairr rep 1: misconfigured: arm_smmu_v3.cmdq_lock=fairr' '$OUT/misconfigured/report.txt' && grep -q '^    legacy: arm_smmu_v3.cmdq_lock=legacy; ran: .*arm_smmu_v3.cmdq_lock=legacy; arm_smmu_v3.cmdq_wait=full' '$OUT/misconfigured/report.txt' && grep -q '^    fairr: arm_smmu_v3.cmdq_lock=fairr; ran: .*arm_smmu_v3.cmdq_lock=fair;' '$OUT/misconfigured/report.txt'"
+check "misconfigured: the HTML report has the variants table" \
+    grep -q '<h2>Variants</h2>' "$OUT/misconfigured/report.html"
+check "misconfigured: its run is not counted (no comparison with legacy)" \
+    python3 -c "import json,sys; r=json.load(open('$OUT/misconfigured/report.json')); sys.exit(any(v.get('variant')=='fairr' for v in r['verdicts']))"
+# Two variants that ran alike (the default written out: without the list
+# the runner cannot tell before booting) are an A/A, stopped
+misconf aa-at-boot stock "" fair arm_smmu_v3.cmdq_lock=fair
+rc=$?
+check "A/A at boot: exit 2 (got $rc)" [ $rc = 2 ]
+check "A/A at boot: one line naming both variants" \
+    grep -q "variants stock and fair ran identically configured (.*arm_smmu_v3.cmdq_lock=fair.*): an A/A; stopped" "$OUT/aa-at-boot.err"
 echo "1..$n"
 [ $fails = 0 ]

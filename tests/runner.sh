@@ -70,6 +70,32 @@ for f in "$tmp"/snippet-*.ini; do
     fi
 done
 
+# The design: which runs share a seed.  Independent (default): every
+# variant draws its own per repeat; paired: repeat r of every variant boots
+# with one seed
+for design in independent paired; do
+    printf '[scenario]\nrepeat=3\ndesign=%s\n[workload]\nkind=map-unmap\nseconds=1\n[variants]\nlegacy=arm_smmu_v3.cmdq_lock=legacy\nfair=arm_smmu_v3.cmdq_lock=fair\n' \
+        "$design" >"$tmp/design-$design.ini"
+    "$RUN" --list --no-control "$tmp/design-$design.ini" >"$tmp/design-$design.list" 2>&1
+done
+if python3 - "$tmp/design-independent.list" "$tmp/design-paired.list" <<'PY'
+import json, sys
+ind, par = ([json.loads(l) for l in open(f)] for f in sys.argv[1:3])
+def seeds(runs, v):
+    return [r["seed"] for r in runs if r["variant"] == v and not r["control"]]
+ok = (seeds(par, "legacy") == seeds(par, "fair") and
+      len(set(seeds(par, "legacy"))) == 3 and
+      seeds(ind, "legacy") == seeds(par, "legacy") and
+      not set(seeds(ind, "fair")) & set(seeds(ind, "legacy")) and
+      len(set(seeds(ind, "fair"))) == 3)
+sys.exit(not ok)
+PY
+then
+    ok "design: paired shares each repeat's seed, independent gives each variant its own"
+else
+    notok "design: seeds as listed: $(cat "$tmp"/design-*.list)"
+fi
+
 # Golden reports: remade from recorded runs, byte for byte
 for g in tests/golden/*/; do
     name=$(basename "$g")
@@ -160,7 +186,7 @@ fi
 # real tables, rows zero in every column folded, evidence collapsible
 # (Debian's chromium, headless; the golden report with a DIFFERENT primary)
 if command -v chromium >/dev/null; then
-    g=tests/golden/control-lockup
+    g=tests/golden/control-lockup-independent
     timeout 120 chromium --headless --no-sandbox --disable-gpu --dump-dom \
         "file://$ROOT/$g/report.html" >"$tmp/dom.html" 2>/dev/null
     first_h2=$(grep -o '<h2>[^<]*</h2>' "$tmp/dom.html" | head -n1)
