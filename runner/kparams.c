@@ -116,8 +116,9 @@ static gboolean vmlinux_open(Vmlinux *v, int fd, const char *path,
 
     elf_version(EV_CURRENT);
     v->elf = elf_begin(fd, ELF_C_READ, NULL);
-    if (!v->elf || elf_kind(v->elf) != ELF_K_ELF || !gelf_getehdr(v->elf, &eh) ||
-        eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_machine != EM_AARCH64) {
+    if (!v->elf || elf_kind(v->elf) != ELF_K_ELF ||
+        !gelf_getehdr(v->elf, &eh) || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+        eh.e_machine != EM_AARCH64) {
         g_set_error(err, G_FILE_ERROR, G_FILE_ERROR_INVAL,
                     "%s: not an arm64 ELF kernel (vmlinux)", path);
         return FALSE;
@@ -357,8 +358,9 @@ SmmulabKParams *smmulab_kparams_from_vmlinux(const char *vmlinux,
         if (!k->name) {
             param_free(k);
             g_set_error(err, G_FILE_ERROR, G_FILE_ERROR_INVAL,
-                        "%s: a kernel_param without a name at 0x%" G_GINT64_MODIFIER
-                        "x: not the layout this reader knows", vmlinux, a);
+                        "%s: a kernel_param without a name at 0x%"
+                        G_GINT64_MODIFIER "x: not the layout this reader "
+                        "knows", vmlinux, a);
             goto out;
         }
         param_type(&v, k, read_ptr(&v, a + KP_OPS), read_ptr(&v, a + KP_ARG));
@@ -750,9 +752,9 @@ static gboolean is_setting(const char *tok)
  * The kit's lines that say what runs, one "family.key=value" each:
  * "arm-smmu-v3 DEV: cmdq_lock=fair cmdq_wait=full ..." (family
  * arm_smmu_v3) and "iommu: probe_lock=hashed buckets=64" (family iommu,
- * where a key after the first qualifies the first: probe_lock_buckets).  A value
- * printed with a reason, "cmdq_alloc=cmpxchg (add requested: ...)", keeps
- * its reason.
+ * where a key after the first qualifies the first: probe_lock_buckets).
+ * A value printed with a reason, "cmdq_alloc=cmpxchg (add requested:
+ * ...)", keeps its reason.
  */
 static void scan_said(SmmulabRan *ran, const char *msg)
 {
@@ -775,7 +777,8 @@ static void scan_said(SmmulabRan *ran, const char *msg)
         return;
     }
     for (i = 0; toks[i] && is_setting(toks[i]); i++) {
-        g_autofree char *key = g_strndup(toks[i], strchr(toks[i], '=') - toks[i]);
+        g_autofree char *key = g_strndup(toks[i],
+                                         strchr(toks[i], '=') - toks[i]);
         const char *val = strchr(toks[i], '=') + 1;
         g_autofree char *rest = NULL;
         gboolean sub;

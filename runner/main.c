@@ -5,6 +5,8 @@
  *   smmulab-run --check SCENARIO.ini      validate and print the plan, and
  *                                         what its n can detect
  *   smmulab-run --report DIR              remake DIR's report from runs.json
+ *   smmulab-run --resume DIR              run the boots DIR's runs.json lacks
+ *                                         (or that were interrupted)
  *
  * Every variant (and sweep point) is booted REPEAT times, then, unless the
  * scenario says control=off, each variant once more on fast hardware.
@@ -34,6 +36,117 @@
 #include "topology.h"
 #include "trace.h"
 
+/* Whether @dir exists with anything in it */
+static gboolean dir_has_files(const char *dir)
+{
+    g_autoptr(GDir) d = g_dir_open(dir, 0, NULL);
+
+    return d && g_dir_read_name(d) != NULL;
+}
+
+static gint by_index(gconstpointer a, gconstpointer b)
+{
+    JsonObject *x = json_node_get_object(*(JsonNode **)a);
+    JsonObject *y = json_node_get_object(*(JsonNode **)b);
+
+    return json_object_get_int_member_with_default(x, "index", 0) -
+           json_object_get_int_member_with_default(y, "index", 0);
+}
+
+/* @runs in plan order: a resumed run lands where it belongs */
+static JsonArray *sorted_runs(JsonArray *runs)
+{
+    g_autoptr(GPtrArray) all = g_ptr_array_new();
+    JsonArray *out = json_array_new();
+    guint i;
+
+    for (i = 0; i < json_array_get_length(runs); i++) {
+        g_ptr_array_add(all, json_array_get_element(runs, i));
+    }
+    g_ptr_array_sort(all, by_index);
+    for (i = 0; i < all->len; i++) {
+        json_array_add_element(out, json_node_copy(all->pdata[i]));
+    }
+    return out;
+}
+
+/*
+ * --resume DIR: the scenario of DIR's runs.json, as it was run (seed,
+ * repeat and control as recorded; the file must still give the same
+ * scenario), and the runs that ended, which are not run again
+ */
+static SmmulabScenario *resume_load(const char *dir, const char *topologies,
+                                    JsonArray *runs, GHashTable *done,
+                                    char **shard, char **only, GError **err)
+{
+    g_autoptr(JsonNode) prev = smmulab_runs_load(dir, err);
+    g_autoptr(JsonGenerator) gen = json_generator_new();
+    g_autoptr(JsonNode) now = NULL;
+    g_autoptr(SmmulabScenario) sc = NULL;
+    g_autofree char *was = NULL, *is = NULL;
+    JsonObject *root, *rec, *prov;
+    JsonArray *old;
+    const char *seed;
+    guint i;
+
+    if (!prev) {
+        return NULL;
+    }
+    root = json_node_get_object(prev);
+    rec = json_object_get_object_member(root, "scenario");
+    prov = json_object_get_object_member(root, "provenance");
+    if (!json_object_get_string_member_with_default(rec, "file", NULL)) {
+        g_set_error(err, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                    "%s/runs.json names no scenario file", dir);
+        return NULL;
+    }
+    sc = smmulab_scenario_load(json_object_get_string_member(rec, "file"),
+                               topologies, err);
+    if (!sc) {
+        g_prefix_error(err, "--resume %s: ", dir);
+        return NULL;
+    }
+    seed = json_object_get_string_member_with_default(rec, "seed", "0");
+    sc->seed = g_ascii_strtoull(seed, NULL, 10);
+    sc->repeat = json_object_get_int_member_with_default(rec, "repeat",
+                                                         sc->repeat);
+    sc->control = json_object_get_boolean_member_with_default(rec, "control",
+                                                              sc->control);
+    now = smmulab_record_scenario(sc, topologies);
+    json_generator_set_root(gen, now);
+    is = json_generator_to_data(gen, NULL);
+    json_generator_set_root(gen, json_object_get_member(root, "scenario"));
+    was = json_generator_to_data(gen, NULL);
+    if (strcmp(was, is)) {
+        g_set_error(err, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                    "--resume %s: %s no longer gives the scenario that was "
+                    "run (edited since?): its runs would not mix", dir,
+                    sc->file);
+        return NULL;
+    }
+    if (prov) {
+        *shard = g_strdup(json_object_get_string_member_with_default(
+            prov, "shard", NULL));
+        *only = g_strdup(json_object_get_string_member_with_default(
+            prov, "only", NULL));
+    }
+    old = json_object_get_array_member(root, "runs");
+    for (i = 0; old && i < json_array_get_length(old); i++) {
+        JsonObject *r = json_array_get_object_element(old, i);
+        gint64 k = json_object_get_int_member_with_default(r, "index", 0);
+
+        if (k > 0 && strcmp(json_object_get_string_member_with_default(
+                                r, "verdict", "interrupted"),
+                            "interrupted")) {
+            json_array_add_element(runs,
+                                   json_node_copy(json_array_get_element(old,
+                                                                         i)));
+            g_hash_table_add(done, GINT_TO_POINTER(k));
+        }
+    }
+    return g_steal_pointer(&sc);
+}
+
 static void on_signal(int sig)
 {
     smmulab_run_interrupted = sig;
@@ -61,7 +174,7 @@ int main(int argc, char **argv)
     g_autofree char *topologies = NULL;
     gboolean check = FALSE, no_control = FALSE, list = FALSE;
     gboolean do_merge = FALSE, trace = FALSE;
-    g_autofree char *shard = NULL, *only = NULL;
+    g_autofree char *shard = NULL, *only = NULL, *resume = NULL;
     gint repeat = 0;
     g_autofree char *seed = NULL;
     gint64 console_cap = 64 << 20;
@@ -69,7 +182,9 @@ int main(int argc, char **argv)
         { "build", 0, 0, G_OPTION_ARG_FILENAME, &build,
           "build directory (default: build)", "DIR" },
         { "out", 0, 0, G_OPTION_ARG_FILENAME, &out,
-          "output directory (default: BUILD/reports/NAME-TIME)", "DIR" },
+          "output directory, new or empty: one that holds anything (a "
+          "result) is refused, never overwritten (default: "
+          "BUILD/reports/NAME-TIME)", "DIR" },
         { "topologies", 0, 0, G_OPTION_ARG_FILENAME, &topologies,
           "workload topologies (default: configs/topologies.ini)", "FILE" },
         { "check", 0, 0, G_OPTION_ARG_NONE, &check,
@@ -77,6 +192,9 @@ int main(int argc, char **argv)
           "at the primary endpoint (80 % power); run nothing", NULL },
         { "report", 0, 0, G_OPTION_ARG_FILENAME, &report_dir,
           "remake the report of DIR from its runs.json", "DIR" },
+        { "resume", 0, 0, G_OPTION_ARG_FILENAME, &resume,
+          "complete the interrupted run in DIR: its scenario (as recorded) "
+          "and the boots its runs.json lacks, then the report", "DIR" },
         { "repeat", 0, 0, G_OPTION_ARG_INT, &repeat,
           "runs per variant, instead of the scenario's", "N" },
         { "seed", 0, 0, G_OPTION_ARG_STRING, &seed,
@@ -109,6 +227,9 @@ int main(int argc, char **argv)
     g_auto(GStrv) argv0 = g_strdupv(argv);
     int argc0 = argc;
     g_autoptr(JsonArray) runs = json_array_new();
+    g_autoptr(GHashTable) done = g_hash_table_new(g_direct_hash,
+                                                  g_direct_equal);
+    const char *scenario_file = NULL;
     g_autofree char *qemu = NULL, *kernel = NULL, *initrd = NULL;
     g_autofree char *text = NULL;
     g_autoptr(GString) checked = NULL;
@@ -118,6 +239,12 @@ int main(int argc, char **argv)
 
     setvbuf(stdout, NULL, _IOLBF, 0);
     g_option_context_add_main_entries(ctx, entries, NULL);
+    g_option_context_set_description(ctx, "Exit status: 0 every run ok; 3 "
+        "some run failed (the report says which); 2 a bad scenario, a "
+        "refused variant or --out, or bad usage (one line on stderr); 128 + "
+        "N after signal N (the running QEMU is killed, the report of what "
+        "ended written: complete it with --resume); 1 anything else.  "
+        "docs/scenarios.md has the whole story.");
     if (!g_option_context_parse(ctx, &argc, &argv, &err)) {
         fprintf(stderr, "smmulab-run: %s\n", err->message);
         return 2;
@@ -140,7 +267,14 @@ int main(int argc, char **argv)
         printf("report: %s/report.html, report.txt, report.json, report.svg\n", report_dir);
         return 0;
     }
-    if (argc != 2) {
+    if (resume && (argc != 1 || out || seed || repeat || no_control ||
+                   shard || only || check || list)) {
+        fprintf(stderr, "smmulab-run: usage: smmulab-run [--build DIR] "
+                "[--trace] --resume DIR (the scenario, its seed, repeat, "
+                "control and shard are DIR's)\n");
+        return 2;
+    }
+    if (!resume && argc != 2) {
         fprintf(stderr, "smmulab-run: usage: smmulab-run [OPTION...] SCENARIO.ini (--help)\n");
         return 2;
     }
@@ -150,11 +284,17 @@ int main(int argc, char **argv)
     if (!topologies) {
         topologies = g_strdup("configs/topologies.ini");
     }
-    sc = smmulab_scenario_load(argv[1], topologies, &err);
+    if (resume) {
+        sc = resume_load(resume, topologies, runs, done, &shard, &only, &err);
+        out = g_strdup(resume);
+    } else {
+        sc = smmulab_scenario_load(argv[1], topologies, &err);
+    }
     if (!sc) {
         fprintf(stderr, "smmulab-run: %s\n", err->message);
         return 2;
     }
+    scenario_file = sc->file;
     if (repeat > 0) {
         sc->repeat = repeat;
     }
@@ -180,7 +320,7 @@ int main(int argc, char **argv)
         for (i = 0; i < G_N_ELEMENTS(need); i++) {
             if (!g_file_test(need[i], G_FILE_TEST_IS_REGULAR)) {
                 fprintf(stderr, "smmulab-run: %s: %s is missing (build first: "
-                        "make build)\n", argv[1], need[i]);
+                        "make build)\n", scenario_file, need[i]);
                 return 2;
             }
         }
@@ -191,7 +331,7 @@ int main(int argc, char **argv)
             for (i = 0; i < G_N_ELEMENTS(own); i++) {
                 if (own[i] && !g_file_test(own[i], G_FILE_TEST_IS_REGULAR)) {
                     fprintf(stderr, "smmulab-run: %s: [variant.%s] %s=%s: "
-                            "no such file\n", argv[1], var->name,
+                            "no such file\n", scenario_file, var->name,
                             i ? "initrd" : "kernel", own[i]);
                     return 2;
                 }
@@ -216,7 +356,7 @@ int main(int argc, char **argv)
         return 2;
     }
     if (check) {
-        smmulab_plan_print_check(plan, sc, argv[1]);
+        smmulab_plan_print_check(plan, sc, scenario_file);
         printf("kernel parameters, as each variant will run them:\n%s",
                checked->str);
         return 0;
@@ -227,6 +367,13 @@ int main(int argc, char **argv)
 
         out = g_strdup_printf("%s/reports/%s-%s", build, sc->name, stamp);
     }
+    /* a result is never overwritten, nor mixed with another's runs */
+    if (!resume && dir_has_files(out)) {
+        fprintf(stderr, "smmulab-run: --out %s: the directory holds files "
+                "already (a result?): give a new or empty one, or complete "
+                "an interrupted run with --resume %s\n", out, out);
+        return 2;
+    }
     if (g_mkdir_with_parents(out, 0755)) {
         fprintf(stderr, "smmulab-run: cannot create %s: %s\n", out,
                 g_strerror(errno));
@@ -234,11 +381,26 @@ int main(int argc, char **argv)
     }
     sc_json = smmulab_record_scenario(sc, topologies);
     prov = smmulab_provenance(qemu, kernel, build, argc0, argv0);
+    /* what --resume needs to complete the same part of the plan */
+    if (shard) {
+        json_object_set_string_member(json_node_get_object(prov), "shard",
+                                      shard);
+    }
+    if (only) {
+        json_object_set_string_member(json_node_get_object(prov), "only",
+                                      only);
+    }
     npoints = sc->sweep_group ? sc->sweep_values->len : 1;
     fprintf(stderr, "smmulab-run: %s: %u boots (%u variant(s) x %u point(s) "
             "x %u run(s)%s), output in %s\n", sc->name, plan->len,
             sc->variants->len, npoints, sc->repeat,
             sc->control ? " + control" : "", out);
+    if (resume) {
+        fprintf(stderr, "smmulab-run: %s: resuming: %u of them ended "
+                "already, %u to run\n", sc->name,
+                g_hash_table_size(done),
+                plan->len - MIN(plan->len, g_hash_table_size(done)));
+    }
     {
         g_autofree char *pw = smmulab_plan_power(sc);
 
@@ -284,6 +446,10 @@ int main(int argc, char **argv)
         g_autoptr(GError) rerr = NULL;
         JsonNode *node;
 
+        if (g_hash_table_contains(done, GUINT_TO_POINTER(pl->index))) {
+            continue;
+        }
+
         r = smmulab_run_boot(&spec, &rerr);
         if (!r) {
             fprintf(stderr, "smmulab-run: %s: %s\n", label, rerr->message);
@@ -309,6 +475,12 @@ int main(int argc, char **argv)
             }
         }
         json_array_add_element(runs, node);
+        if (resume) {
+            JsonArray *in_order = sorted_runs(runs);
+
+            json_array_unref(runs);
+            runs = in_order;
+        }
         if (!smmulab_record_save(out, sc_json, prov, runs, &err)) {
             fprintf(stderr, "smmulab-run: %s\n", err->message);
             return 1;
@@ -326,7 +498,7 @@ int main(int argc, char **argv)
             if (other && strcmp(other, pl->variant)) {
                 fprintf(stderr, "smmulab-run: %s: variants %s and %s ran "
                         "identically configured (%s): an A/A; stopped (runs "
-                        "so far in %s)\n", argv[1], other, pl->variant,
+                        "so far in %s)\n", scenario_file, other, pl->variant,
                         conf[0] ? conf : "the kernel's defaults", out);
                 g_free(key);
                 return 2;

@@ -111,7 +111,11 @@ SmmulabQmp *smmulab_qmp_connect(const char *path, guint timeout_ms,
                                 GError **err)
 {
     g_autoptr(GSocketClient) client = g_socket_client_new();
-    g_autoptr(GSocketAddress) addr = g_unix_socket_address_new(path);
+    /* "@NAME": Linux's abstract namespace, no file to leave behind */
+    g_autoptr(GSocketAddress) addr = path[0] == '@' ?
+        g_unix_socket_address_new_with_type(path + 1, -1,
+                                            G_UNIX_SOCKET_ADDRESS_ABSTRACT) :
+        g_unix_socket_address_new(path);
     gint64 deadline = g_get_monotonic_time() + (gint64)timeout_ms * 1000;
     GSocketConnection *conn = NULL;
     SmmulabQmp *q;

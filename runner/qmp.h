@@ -12,7 +12,8 @@
 typedef struct SmmulabQmp SmmulabQmp;
 
 /*
- * Connect to QEMU's QMP unix socket at @path, retrying for up to
+ * Connect to QEMU's QMP unix socket at @path ("@NAME": NAME in Linux's
+ * abstract namespace), retrying for up to
  * @timeout_ms while QEMU starts, and leave capabilities negotiation done.
  */
 /* Seconds any QMP read or write may block before it fails */

@@ -208,7 +208,8 @@ JsonNode *smmulab_record_run(const SmmulabBoot *pl, const SmmulabRun *r,
         smmulab_json_add_string(b, "ran", said);
     }
     if (pl->kernel) {
-        smmulab_json_add_string(b, "kernel", pl->kernel);
+        /* ("kernel" is the kit kernel's counters, below) */
+        smmulab_json_add_string(b, "kernel_file", pl->kernel);
     }
     if (pl->initrd) {
         smmulab_json_add_string(b, "initrd", pl->initrd);
@@ -364,26 +365,37 @@ int smmulab_record_merge(char **dirs, int n, const char *out)
     g_autoptr(JsonArray) runs = json_array_new();
     g_autoptr(GHashTable) seen = g_hash_table_new(g_direct_hash,
                                                   g_direct_equal);
+    g_autoptr(GPtrArray) from = g_ptr_array_new();  /* each run's shard */
     g_autoptr(GError) err = NULL;
     g_autofree char *text = NULL;
     JsonObject *root0;
     int d;
     guint i;
 
-    if (g_mkdir_with_parents(out, 0755)) {
-        fprintf(stderr, "smmulab-run: cannot create %s: %s\n", out,
-                g_strerror(errno));
-        return 1;
+    g_autoptr(GPtrArray) docs = g_ptr_array_new_with_free_func(
+        (GDestroyNotify)json_node_unref);
+    g_autoptr(GDir) od = g_dir_open(out, 0, NULL);
+
+    /* never over a result, and nothing written before every shard is read */
+    if (od && g_dir_read_name(od)) {
+        fprintf(stderr, "smmulab-run: --out %s: the directory holds files "
+                "already (a result?): merge into a new or empty one\n", out);
+        return 2;
     }
     for (d = 0; d < n; d++) {
-        g_autoptr(JsonNode) doc = smmulab_runs_load(dirs[d], &err);
-        g_autofree char *this_sc = NULL;
-        JsonArray *r;
+        JsonNode *doc = smmulab_runs_load(dirs[d], &err);
 
         if (!doc) {
             fprintf(stderr, "smmulab-run: %s\n", err->message);
             return 1;
         }
+        g_ptr_array_add(docs, doc);
+    }
+    for (d = 0; d < n; d++) {
+        JsonNode *doc = g_ptr_array_index(docs, d);
+        g_autofree char *this_sc = NULL;
+        JsonArray *r;
+
         json_generator_set_root(gen, json_object_get_member(
             json_node_get_object(doc), "scenario"));
         this_sc = json_generator_to_data(gen, NULL);
@@ -400,11 +412,6 @@ int smmulab_record_merge(char **dirs, int n, const char *out)
             JsonNode *run = json_array_get_element(r, i);
             JsonObject *o = json_node_get_object(run);
             gint64 k = json_object_get_int_member_with_default(o, "index", 0);
-            const char *files[] = {
-                json_object_get_string_member_with_default(o, "log", NULL),
-                json_object_get_string_member_with_default(o, "cmdline", NULL),
-            };
-            guint f;
 
             if (k <= 0 || g_hash_table_contains(seen, GINT_TO_POINTER(k))) {
                 fprintf(stderr, "smmulab-run: %s: run %u has %s plan index "
@@ -413,14 +420,30 @@ int smmulab_record_merge(char **dirs, int n, const char *out)
                 return 2;
             }
             g_hash_table_add(seen, GINT_TO_POINTER(k));
-            for (f = 0; f < G_N_ELEMENTS(files); f++) {
-                if (files[f] && !strchr(files[f], '/') &&
-                    !copy_into(dirs[d], files[f], out, &err)) {
-                    fprintf(stderr, "smmulab-run: %s\n", err->message);
-                    return 1;
-                }
-            }
             g_ptr_array_add(all, json_node_copy(run));
+            g_ptr_array_add(from, dirs[d]);
+        }
+    }
+    /* every shard agrees: now the output */
+    if (g_mkdir_with_parents(out, 0755)) {
+        fprintf(stderr, "smmulab-run: cannot create %s: %s\n", out,
+                g_strerror(errno));
+        return 1;
+    }
+    for (i = 0; i < all->len; i++) {
+        JsonObject *o = json_node_get_object(all->pdata[i]);
+        const char *files[] = {
+            json_object_get_string_member_with_default(o, "log", NULL),
+            json_object_get_string_member_with_default(o, "cmdline", NULL),
+        };
+        guint f;
+
+        for (f = 0; f < G_N_ELEMENTS(files); f++) {
+            if (files[f] && !strchr(files[f], '/') &&
+                !copy_into(from->pdata[i], files[f], out, &err)) {
+                fprintf(stderr, "smmulab-run: %s\n", err->message);
+                return 1;
+            }
         }
     }
     g_ptr_array_sort(all, by_index);

@@ -125,8 +125,11 @@ GPtrArray *smmulab_run_argv(const SmmulabRunSpec *spec, const char *qmp_sock,
     g_ptr_array_add(argv, g_strdup("-no-shutdown"));
     if (qmp_sock) {
         g_ptr_array_add(argv, g_strdup("-qmp"));
-        g_ptr_array_add(argv, g_strdup_printf("unix:%s,server=on,wait=off",
-                                              qmp_sock));
+        /* "@NAME": an abstract socket, which no kill leaves behind */
+        g_ptr_array_add(argv, qmp_sock[0] == '@' ?
+            g_strdup_printf("unix:%s,server=on,wait=off,abstract=on",
+                            qmp_sock + 1) :
+            g_strdup_printf("unix:%s,server=on,wait=off", qmp_sock));
     }
     if (spec->trace_path) {
         g_ptr_array_add(argv, g_strdup("-trace"));
@@ -468,7 +471,6 @@ static gboolean start_qemu(const SmmulabRunSpec *spec, const char *sock,
         close(w->log_fd);
         return FALSE;
     }
-    unlink(sock);
     if (!g_spawn_async_with_pipes_and_fds(NULL,
             (const char * const *)argv->pdata, NULL,
             G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_STDIN_FROM_DEV_NULL,
@@ -521,8 +523,11 @@ static void set_verdict(SmmulabRun *r, const SmmulabRunSpec *spec,
 
 SmmulabRun *smmulab_run_boot(const SmmulabRunSpec *spec, GError **err)
 {
-    g_autofree char *sock = g_strdup_printf("%s/smmulab-qmp-%d-%p.sock",
-                                            g_get_tmp_dir(), getpid(),
+    /*
+     * QMP on an abstract socket (Linux): QEMU and the runner may die by
+     * SIGKILL, and a socket file would outlive them
+     */
+    g_autofree char *sock = g_strdup_printf("@smmulab-qmp-%d-%p", getpid(),
                                             (void *)spec);
     SmmulabQmp *qmp = NULL;
     g_autofree char *smmu_path = NULL;
@@ -583,8 +588,7 @@ SmmulabRun *smmulab_run_boot(const SmmulabRunSpec *spec, GError **err)
             quit_at = now;
         }
         if (!qmp && !qmp_dead && !stopped &&
-            now - start < 20 * G_USEC_PER_SEC &&
-            g_file_test(sock, G_FILE_TEST_EXISTS)) {
+            now - start < 20 * G_USEC_PER_SEC) {
             qmp = smmulab_qmp_connect(sock, 0, NULL);
             if (qmp) {
                 smmu_path = smmulab_qmp_find_smmu(qmp, NULL);
@@ -677,7 +681,6 @@ SmmulabRun *smmulab_run_boot(const SmmulabRunSpec *spec, GError **err)
     }
     close(w.log_fd);
     smmulab_qmp_close(qmp);
-    unlink(sock);
     r->wall_s = (g_get_monotonic_time() - start) / 1e6;
 
     set_verdict(r, spec, &w, interrupted, timed_out, status);

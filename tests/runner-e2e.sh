@@ -41,7 +41,9 @@ check "e2e: each run booted with its seed" \
 # report, bit for bit (under icount: tracing does not move the guest), but
 # for where it was written, its command line and the timelines' names
 "$RUN" --build "$B" --trace --out "$OUT/e2e-again" tests/scenarios/e2e.ini >"$OUT/e2e-again.out" 2>&1
-if out=$(python3 - "$OUT/e2e" "$OUT/e2e-again" <<'PY'
+# same_report A B: the same report.json but for host times and provenance
+same_report() {
+    python3 - "$1" "$2" <<'PY'
 import json, sys
 a, b = (json.load(open(d + "/report.json")) for d in sys.argv[1:3])
 for k in ("provenance",):
@@ -61,7 +63,8 @@ print("differs in: " + ", ".join(diff) if diff else
       f"{len(a['table'])} table rows equal")
 sys.exit(1 if diff else 0)
 PY
-); then
+}
+if out=$(same_report "$OUT/e2e" "$OUT/e2e-again"); then
     ok "e2e: a second invocation gives the same report.json (host times and provenance aside): $out"
 else
     notok "e2e: a second invocation differs: $out"
@@ -288,6 +291,43 @@ fi
 rc=$?
 check "shards: runs of another scenario refused (exit $rc: $(cat "$OUT/bad-merge.err"))" [ $rc = 2 ]
 
+# Nothing lost.  --out on a directory that holds a result is refused and
+# the result left as it was
+sum0=$(cat "$OUT/e2e"/* | md5sum)
+"$RUN" --build "$B" --out "$OUT/e2e" tests/scenarios/e2e.ini >/dev/null 2>"$OUT/out-taken.err"
+rc=$?
+check "--out over a result: refused, exit 2 (got $rc: $(cat "$OUT/out-taken.err"))" \
+    sh -c "[ $rc = 2 ] && grep -q 'holds files already' '$OUT/out-taken.err'"
+check "--out over a result: the result untouched" [ "$(cat "$OUT/e2e"/* | md5sum)" = "$sum0" ]
+# A refused merge writes nothing
+"$RUN" --merge --out "$OUT/bad-merge2" "$OUT/e2e" "$OUT/misconfigured" >/dev/null 2>&1
+check "a refused merge leaves no directory behind" [ ! -e "$OUT/bad-merge2" ]
+# An interrupted run resumed: the boots that ended are kept, the rest run,
+# and the report is the uninterrupted one's
+"$RUN" --build "$B" --out "$OUT/resumed" tests/scenarios/e2e.ini >"$OUT/resumed-1.out" 2>&1 &
+pid=$!
+for _ in $(seq 1 600); do
+    [ "$(grep -c '"index"' "$OUT/resumed/runs.json" 2>/dev/null)" -ge 1 ] && break
+    sleep 0.05
+done
+kill -TERM $pid
+wait $pid
+rc=$?
+ended=$(python3 -c "import json; print(sum(r['verdict'] != 'interrupted' for r in json.load(open('$OUT/resumed/runs.json'))['runs']))")
+check "resume: the first invocation interrupted (exit $rc) after $ended of 3 boots" [ $rc = 143 ]
+"$RUN" --build "$B" --resume "$OUT/resumed" >"$OUT/resumed-2.out" 2>&1
+rc=$?
+check "resume: exit 0 (got $rc)" [ $rc = 0 ]
+check "resume: says what it resumes" grep -q "resuming: $ended of them ended already, $((3 - ended)) to run" "$OUT/resumed-2.out"
+if out=$(same_report "$OUT/e2e" "$OUT/resumed"); then
+    ok "resume: the same report.json as the uninterrupted run's: $out"
+else
+    notok "resume: differs from the uninterrupted run: $out"
+fi
+"$RUN" --build "$B" --resume "$OUT/resumed" tests/scenarios/e2e.ini >/dev/null 2>"$OUT/resume-usage.err"
+rc=$?
+check "resume: a scenario beside --resume is a usage error (exit $rc)" [ $rc = 2 ]
+
 # A QEMU whose monitor stops answering (SIGSTOP) ends as a timeout, within
 # the scenario's 10 s plus the QMP and kill grace periods
 ( for _ in $(seq 1 300); do
@@ -332,8 +372,13 @@ check "runner killed with SIGTERM: the interrupted run recorded" \
     grep -q '"verdict" : "interrupted"' "$OUT/sigterm/runs.json"
 check "runner killed with SIGTERM: report written, naming it" \
     grep -q '^  run long rep 1: interrupted' "$OUT/sigterm/report.txt"
+ls /tmp/smmulab-qmp-* 2>/dev/null >"$OUT/sockets-before"
 interrupt sigkill KILL
 pkill -KILL -f 'smmulab[.]tag=orphan' 2>/dev/null
+check "runner killed with SIGKILL: no QMP socket left behind" \
+    sh -c "ls /tmp/smmulab-qmp-* 2>/dev/null | cmp -s - '$OUT/sockets-before'"
+check "QMP over the abstract socket: every e2e run has the model's counters" \
+    python3 -c "import json,sys; r=json.load(open('$OUT/e2e/runs.json'))['runs']; sys.exit(not all('stats' in x for x in r))"
 
 
 # What ran.  The kit kernel's parameter list, read from its vmlinux

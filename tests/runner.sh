@@ -96,6 +96,46 @@ else
     notok "design: seeds as listed: $(cat "$tmp"/design-*.list)"
 fi
 
+# runs.json read defensively: each key of a run and of the scenario
+# dropped, and given another type, in turn: one line naming the run and
+# the key (or a report), never a crash or a GLib warning
+if out=$(python3 - tests/golden/lockups/runs.json "$RUN" "$tmp/edited" <<'PY'
+import copy, json, os, subprocess, sys
+src, run, d = sys.argv[1:4]
+doc = json.load(open(src))
+bad, total = [], 0
+os.makedirs(d, exist_ok=True)
+for where in ("run", "scenario"):
+    keys = list((doc["runs"][0] if where == "run" else doc["scenario"]).keys())
+    for k in keys:
+        for mode in ("drop", "retype"):
+            e = copy.deepcopy(doc)
+            o = e["runs"][0] if where == "run" else e["scenario"]
+            if mode == "drop":
+                del o[k]
+            else:
+                o[k] = [] if not isinstance(o[k], list) else "x"
+            for f in os.listdir(d):
+                os.unlink(os.path.join(d, f))
+            json.dump(e, open(os.path.join(d, "runs.json"), "w"))
+            p = subprocess.run([run, "--report", d], capture_output=True,
+                               text=True)
+            total += 1
+            lines = p.stderr.strip().splitlines()
+            if (p.returncode < 0 or p.returncode >= 128 or
+                    "CRITICAL" in p.stderr or "WARNING" in p.stderr or
+                    (p.returncode and len(lines) != 1)):
+                bad.append(f"{where} {mode} {k}: rc {p.returncode} "
+                           f"{p.stderr.strip()[:120]}")
+print(f"{total} edits, {len(bad)} bad" + (": " + "; ".join(bad[:3]) if bad else ""))
+sys.exit(1 if bad else 0)
+PY
+); then
+    ok "runs.json edited key by key: $out"
+else
+    notok "runs.json edited key by key: $out"
+fi
+
 # Golden reports: remade from recorded runs, byte for byte
 for g in tests/golden/*/; do
     name=$(basename "$g")
