@@ -147,6 +147,24 @@ static SmmulabScenario *resume_load(const char *dir, const char *topologies,
     return g_steal_pointer(&sc);
 }
 
+/*
+ * The build directory: ./build when run from the source tree, else the one
+ * this program was built in (BUILD/runner/smmulab-run), so that it works
+ * from any directory
+ */
+static char *default_build(void)
+{
+    g_autofree char *exe = g_file_read_link("/proc/self/exe", NULL);
+    g_autofree char *dir = exe ? g_path_get_dirname(exe) : NULL;
+
+    if (g_file_test("build/qemu-system-aarch64", G_FILE_TEST_EXISTS) ||
+        !dir || strcmp(strrchr(dir, '/') ? strrchr(dir, '/') : "",
+                       "/runner")) {
+        return g_strdup("build");
+    }
+    return g_path_get_dirname(dir);
+}
+
 static void on_signal(int sig)
 {
     smmulab_run_interrupted = sig;
@@ -175,7 +193,8 @@ int main(int argc, char **argv)
     gboolean check = FALSE, no_control = FALSE, list = FALSE;
     gboolean do_merge = FALSE, trace = FALSE;
     g_autofree char *shard = NULL, *only = NULL, *resume = NULL;
-    gint repeat = 0;
+    gint repeat = -1;
+    gboolean version = FALSE;
     g_autofree char *seed = NULL;
     gint64 console_cap = 64 << 20;
     GOptionEntry entries[] = {
@@ -213,6 +232,8 @@ int main(int argc, char **argv)
           "run only boots I, I+N, I+2N... of the plan", "I/N" },
         { "only", 0, 0, G_OPTION_ARG_STRING, &only,
           "run only these boots of the plan", "K[,K...]" },
+        { "version", 0, 0, G_OPTION_ARG_NONE, &version,
+          "print the version and exit", NULL },
         { "merge", 0, 0, G_OPTION_ARG_NONE, &do_merge,
           "merge the runs.json of shard directories (the arguments) into "
           "--out, and report", NULL },
@@ -249,6 +270,25 @@ int main(int argc, char **argv)
         fprintf(stderr, "smmulab-run: %s\n", err->message);
         return 2;
     }
+    if (version) {
+        printf("smmulab-run %s\n", SMMULAB_VERSION);
+        return 0;
+    }
+    /* options are checked like the keys they stand for */
+    if (repeat != -1) {
+        g_autofree char *v = g_strdup_printf("%d", repeat);
+
+        if (!smmulab_scenario_check_value("--repeat", "scenario", "repeat",
+                                          v, &err)) {
+            fprintf(stderr, "smmulab-run: %s\n", err->message);
+            return 2;
+        }
+    }
+    if (console_cap < 4096) {
+        fprintf(stderr, "smmulab-run: --console-cap=%" G_GINT64_FORMAT
+                ": not a number of bytes of 4096 or more\n", console_cap);
+        return 2;
+    }
     if (do_merge) {
         if (argc < 2 || !out) {
             fprintf(stderr, "smmulab-run: usage: smmulab-run --merge --out "
@@ -267,7 +307,7 @@ int main(int argc, char **argv)
         printf("report: %s/report.html, report.txt, report.json, report.svg\n", report_dir);
         return 0;
     }
-    if (resume && (argc != 1 || out || seed || repeat || no_control ||
+    if (resume && (argc != 1 || out || seed || repeat != -1 || no_control ||
                    shard || only || check || list)) {
         fprintf(stderr, "smmulab-run: usage: smmulab-run [--build DIR] "
                 "[--trace] --resume DIR (the scenario, its seed, repeat, "
@@ -279,10 +319,13 @@ int main(int argc, char **argv)
         return 2;
     }
     if (!build) {
-        build = g_strdup("build");
+        build = default_build();
     }
     if (!topologies) {
-        topologies = g_strdup("configs/topologies.ini");
+        topologies = g_file_test("configs/topologies.ini",
+                                 G_FILE_TEST_IS_REGULAR) ?
+            g_strdup("configs/topologies.ini") :
+            g_strdup(SMMULAB_SOURCE_ROOT "/configs/topologies.ini");
     }
     if (resume) {
         sc = resume_load(resume, topologies, runs, done, &shard, &only, &err);
@@ -295,7 +338,7 @@ int main(int argc, char **argv)
         return 2;
     }
     scenario_file = sc->file;
-    if (repeat > 0) {
+    if (repeat != -1) {
         sc->repeat = repeat;
     }
     if (no_control) {
@@ -347,13 +390,13 @@ int main(int argc, char **argv)
 
     plan = smmulab_plan_make(sc);
     total = plan->len;
-    if (list) {
-        smmulab_plan_print_list(plan, sc, topologies);
-        return 0;
-    }
     if (!smmulab_plan_select(plan, shard, only, &err)) {
         fprintf(stderr, "smmulab-run: %s\n", err->message);
         return 2;
+    }
+    if (list) {
+        smmulab_plan_print_list(plan, sc, topologies);
+        return 0;
     }
     if (check) {
         smmulab_plan_print_check(plan, sc, scenario_file);
@@ -438,7 +481,7 @@ int main(int argc, char **argv)
             .topologies = topologies, .sc = pt, .control = pl->control,
             .variant_append = pl->append, .log_path = log,
             .cmdline_path = cmd, .label = label,
-            .console_cap = console_cap > 0 ? console_cap : 64 << 20,
+            .console_cap = console_cap,
             .seed = pl->seed,
             .trace_path = qlog,
         };

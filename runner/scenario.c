@@ -52,6 +52,15 @@ static gboolean bad(GError **err, const char *file, const char *group,
     return FALSE;
 }
 
+/* Like bad(), for a key its group does not have (KEY_NOT_FOUND) */
+static gboolean bad_key(GError **err, const char *file, const char *group,
+                        const char *key, const char *value, const char *why)
+{
+    g_set_error(err, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_KEY_NOT_FOUND,
+                "%s: [%s] %s=%s: %s", file, group, key, value, why);
+    return FALSE;
+}
+
 static gboolean is_uint(const char *v, guint64 min, guint64 max)
 {
     return g_ascii_string_to_unsigned(v, 10, min, max, NULL, NULL);
@@ -136,7 +145,7 @@ gboolean smmulab_scenario_check_value(const char *file, const char *group,
                    strcmp(key, "description") && strcmp(key, "baseline") &&
                    strcmp(key, "primary") && strcmp(key, "seed") &&
                    strcmp(key, "design")) {
-            return bad(err, file, group, key, v,
+            return bad_key(err, file, group, key, v,
                        "unknown key (known: name, description, repeat, "
                        "timeout, control, baseline, primary, seed, design)");
         }
@@ -173,13 +182,14 @@ gboolean smmulab_scenario_check_value(const char *file, const char *group,
                            "nanoseconds in 0..1000000000 (0: off)");
             }
         } else {
-            return bad(err, file, group, key, v, "unknown key (known: cpus, "
-                       "cpu, memory, icount, icount-shift, quantum)");
+            return bad_key(err, file, group, key, v, "unknown key (known: "
+                           "cpus, cpu, memory, icount, icount-shift, "
+                           "quantum)");
         }
     } else if (!strcmp(group, "smmu")) {
         if (!g_strv_contains(smmu_props, key)) {
-            return bad(err, file, group, key, v, "not a property of the "
-                       "model (known: cmdqs, eventqs, ril, msi, sev, "
+            return bad_key(err, file, group, key, v, "not a property of "
+                       "the model (known: cmdqs, eventqs, ril, msi, sev, "
                        "cmdq-cmd-ns, cmdq-sync-ns, cmdq-cfgi-ns, "
                        "cmdq-tlbi-page-ns, cmdq-jitter-ns, cmdq-seed)");
         }
@@ -215,15 +225,15 @@ gboolean smmulab_scenario_check_value(const char *file, const char *group,
                            "set the workload with [workload] kind=");
             }
         } else {
-            return bad(err, file, group, key, v, "unknown key (known: "
-                       "kernel, initrd, append, watchdog_thresh, "
-                       "all_cpu_backtrace)");
+            return bad_key(err, file, group, key, v, "unknown key "
+                           "(known: kernel, initrd, append, watchdog_thresh, "
+                           "all_cpu_backtrace)");
         }
     } else if (!strcmp(group, "workload")) {
         if (!g_strv_contains(workload_keys, key)) {
-            return bad(err, file, group, key, v, "unknown key (known: kind, "
-                       "threads, seconds, size, total, granule, dev, vfs, "
-                       "pfs, rounds)");
+            return bad_key(err, file, group, key, v, "unknown key "
+                           "(known: kind, threads, seconds, size, total, "
+                           "granule, dev, vfs, pfs, rounds)");
         }
         if (!strcmp(key, "kind")) {
             if (!is_token(v)) {
@@ -250,7 +260,7 @@ gboolean smmulab_scenario_check_value(const char *file, const char *group,
         }
     } else if (g_str_has_prefix(group, "variant.")) {
         if (strcmp(key, "kernel") && strcmp(key, "initrd")) {
-            return bad(err, file, group, key, v,
+            return bad_key(err, file, group, key, v,
                        "unknown key (known: kernel, initrd)");
         }
         if (!*v) {
@@ -526,14 +536,16 @@ SmmulabScenario *smmulab_scenario_load(const char *file,
                                               err)) {
                 goto fail;
             }
-            if (!strcmp(groups[i], "variants")) {
+            {
                 guint k;
 
-                /* GKeyFile keeps a repeated key: a name must be unique */
+                /* GKeyFile keeps a repeated key: each key once a group */
                 for (k = 0; k < j; k++) {
                     if (!strcmp(keys[k], keys[j])) {
                         bad(err, file, groups[i], keys[j], v,
-                            "a second variant of this name");
+                            !strcmp(groups[i], "variants") ?
+                            "a second variant of this name" :
+                            "a second value of this key (each key once)");
                         goto fail;
                     }
                 }
@@ -639,9 +651,20 @@ SmmulabScenario *smmulab_scenario_load(const char *file,
             }
             if (!smmulab_scenario_check_value(file, s->sweep_group,
                                               s->sweep_key, v, err)) {
-                char *msg = g_strdup_printf("%s (in [sweep] values)",
-                                            (*err)->message);
+                char *msg;
 
+                if (g_error_matches(*err, G_KEY_FILE_ERROR,
+                                    G_KEY_FILE_ERROR_KEY_NOT_FOUND)) {
+                    /* no such key: the key is wrong, not its values */
+                    const char *why = strstr((*err)->message, ": ");
+
+                    why = why ? strstr(why + 2, ": ") : NULL;
+                    msg = g_strdup_printf("%s: [sweep] key=%s: %s", file, key,
+                                          why ? why + 2 : "no such key");
+                } else {
+                    msg = g_strdup_printf("%s (in [sweep] values)",
+                                          (*err)->message);
+                }
                 g_free((*err)->message);
                 (*err)->message = msg;
                 goto fail;

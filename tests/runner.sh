@@ -136,6 +136,30 @@ else
     notok "runs.json edited key by key: $out"
 fi
 
+# Options checked like the keys they stand for, one line and exit 2 each;
+# and the runner from another directory finds its build and topologies
+for bad in "--repeat=1000 --check" "--repeat=0 --check" "--console-cap=0 --check" \
+           "--list --shard=x" "--list --only=0"; do
+    # shellcheck disable=SC2086
+    "$RUN" $bad configs/ril.ini >"$tmp/opt.out" 2>"$tmp/opt.err"
+    rc=$?
+    if [ $rc = 2 ] && [ "$(wc -l <"$tmp/opt.err")" = 1 ] && [ ! -s "$tmp/opt.out" ]; then
+        ok "$bad refused: $(cat "$tmp/opt.err")"
+    else
+        notok "$bad: exit $rc: $(cat "$tmp/opt.err" "$tmp/opt.out" | head -n 3)"
+    fi
+done
+if out=$(cd / && "$RUN" --check "$ROOT/configs/ril.ini" 2>&1); then
+    ok "from another directory: --check finds its build and topologies"
+else
+    notok "from another directory: $out"
+fi
+if "$RUN" --version | grep -q '^smmulab-run [0-9]'; then
+    ok "--version: $("$RUN" --version)"
+else
+    notok "--version: $("$RUN" --version 2>&1)"
+fi
+
 # Golden reports: remade from recorded runs, byte for byte
 for g in tests/golden/*/; do
     name=$(basename "$g")
