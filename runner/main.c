@@ -31,6 +31,7 @@
 #include "provenance.h"
 #include "record.h"
 #include "report.h"
+#include "report-internal.h"
 #include "run.h"
 #include "scenario.h"
 #include "topology.h"
@@ -194,7 +195,7 @@ int main(int argc, char **argv)
     gboolean do_merge = FALSE, trace = FALSE;
     g_autofree char *shard = NULL, *only = NULL, *resume = NULL;
     gint repeat = -1;
-    gboolean version = FALSE;
+    gboolean version = FALSE, metrics = FALSE;
     g_autofree char *seed = NULL;
     gint64 console_cap = 64 << 20;
     GOptionEntry entries[] = {
@@ -234,6 +235,8 @@ int main(int argc, char **argv)
           "run only these boots of the plan", "K[,K...]" },
         { "version", 0, 0, G_OPTION_ARG_NONE, &version,
           "print the version and exit", NULL },
+        { "metrics", 0, 0, G_OPTION_ARG_NONE, &metrics,
+          "print every metric id primary= takes (docs/metrics.md)", NULL },
         { "merge", 0, 0, G_OPTION_ARG_NONE, &do_merge,
           "merge the runs.json of shard directories (the arguments) into "
           "--out, and report", NULL },
@@ -272,6 +275,12 @@ int main(int argc, char **argv)
     }
     if (version) {
         printf("smmulab-run %s\n", SMMULAB_VERSION);
+        return 0;
+    }
+    if (metrics) {
+        g_autofree char *md = report_metrics_markdown();
+
+        fputs(md, stdout);
         return 0;
     }
     /* options are checked like the keys they stand for */

@@ -72,6 +72,9 @@ double report_run_value(JsonObject *run, const Metric *m);
  */
 gboolean report_paired(JsonObject *sc);
 
+/* Every metric id a primary= takes, as docs/metrics.md (Markdown) */
+char *report_metrics_markdown(void);
+
 void report_column_free(gpointer p);
 GPtrArray *report_columns_of(JsonObject *sc, JsonArray *runs);
 gboolean report_run_matches(JsonObject *run, const Column *c,

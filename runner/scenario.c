@@ -598,7 +598,8 @@ SmmulabScenario *smmulab_scenario_load(const char *file,
         !report_find_metric(s->workload, s->primary)) {
         g_autofree char *why = g_strdup_printf(
             "no such endpoint for workload %s (runs_with_soft_lockup, "
-            "runs_with_timeout, or a metric id of docs/scenarios.md)",
+            "runs_with_timeout, or a metric id of docs/metrics.md: "
+            "smmulab-run --metrics)",
             s->workload);
 
         bad(err, file, "scenario", "primary", s->primary, why);

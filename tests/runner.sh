@@ -160,6 +160,13 @@ else
     notok "--version: $("$RUN" --version 2>&1)"
 fi
 
+# The metric ids in docs are the runner's own list, generated
+if diff -q <("$RUN" --metrics) docs/metrics.md >/dev/null; then
+    ok "docs/metrics.md is smmulab-run --metrics ($(grep -c '^| `' docs/metrics.md) ids)"
+else
+    notok "docs/metrics.md differs from smmulab-run --metrics (regenerate it): $(diff <("$RUN" --metrics) docs/metrics.md | head -n 3 | tr '\n' ' ')"
+fi
+
 # Golden reports: remade from recorded runs, byte for byte
 for g in tests/golden/*/; do
     name=$(basename "$g")
