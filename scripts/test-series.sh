@@ -37,8 +37,19 @@ grep -q "^Subject: \[PATCH 0/${#series[@]}\] $(head -n1 "$SMMULAB_ROOT/patches/q
     "$cover" || die "the cover letter's subject is not patches/qemu/cover-letter's"
 ! grep -q '\*\*\*' "$cover" || die "the cover letter still has format-patch placeholders"
 
+# Whoever posts the series commits it: SMMULAB_AUTHOR_NAME/EMAIL, else the
+# identity of git's configuration, else the author of the project's last
+# commit (a fresh clone without one); never a placeholder
+ident() {
+    git -C "$SMMULAB_ROOT" config "user.$1" 2>/dev/null ||
+        git -C "$SMMULAB_ROOT" log -1 --format="%a$2" 2>/dev/null || true
+}
+author_name=${SMMULAB_AUTHOR_NAME:-$(ident name n)}
+author_email=${SMMULAB_AUTHOR_EMAIL:-$(ident email e)}
+[ -n "$author_name" ] && [ -n "$author_email" ] || \
+    die "no author identity: set git config user.name and user.email (or SMMULAB_AUTHOR_NAME and SMMULAB_AUTHOR_EMAIL)"
 git_r() {
-    git -C "$R" -c user.name=smmulab -c user.email=smmulab@localhost \
+    git -C "$R" -c user.name="$author_name" -c user.email="$author_email" \
         -c gc.auto=0 "$@"
 }
 
@@ -80,6 +91,11 @@ for p in "${series[@]}"; do
         die "git am refuses $(basename "$p") on QEMU + the patches before it"
     fi
     subj=$(git_r log -1 --format=%s)
+    # A real author and Signed-off-by (the DCO), never a placeholder
+    who=$(git_r log -1 --format='%an <%ae>')
+    case $who in *localhost*|*example.com*|"<>") die "$(basename "$p"): author $who is a placeholder" ;; esac
+    git_r log -1 --format=%B | grep -qxF "Signed-off-by: $who" || \
+        die "$(basename "$p"): no Signed-off-by of its author $who"
     # QEMU's style checker: errors fail, warnings (e.g. MAINTAINERS for a
     # new file) are shown
     if ! (cd "$R" && perl scripts/checkpatch.pl --no-color "$p") >"$LOGS/series-checkpatch.log" 2>&1; then
