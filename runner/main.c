@@ -1,18 +1,19 @@
 /*
- * smmulab-run: run a scenario and write its report
+ * smmulab-run: run a scenario and write its report; one command with
+ * subcommands, the way git and perf are used
  *
- *   smmulab-run [--build DIR] [--out DIR] SCENARIO.ini
- *   smmulab-run --check SCENARIO.ini      validate and print the plan, and
- *                                         what its n can detect
- *   smmulab-run --report DIR              remake DIR's report from runs.json
- *   smmulab-run --resume DIR              run the boots DIR's runs.json lacks
- *                                         (or that were interrupted)
+ *   smmulab-run [run] [OPTION...] SCENARIO.ini   boot it and report
+ *   smmulab-run check SCENARIO.ini    validate, print the plan and its power
+ *   smmulab-run list SCENARIO.ini     the plan, one JSON line per boot
+ *   smmulab-run shard I/N SCENARIO.ini        boots I, I+N, ... of the plan
+ *   smmulab-run report DIR            remake DIR's report from runs.json
+ *   smmulab-run merge --out DIR SHARD_DIR...  shards into one result
+ *   smmulab-run resume DIR            the boots DIR's runs.json lacks
+ *   smmulab-run metrics               every metric id primary= takes
+ *   smmulab-run lockups|stats|topology|kparams ...   the other tools
  *
- * Every variant (and sweep point) is booted REPEAT times, then, unless the
- * scenario says control=off, each variant once more on fast hardware.
- * Each run's console log and QEMU command line are kept under the output
- * directory, runs.json is rewritten after every run, and report.txt,
- * report.json and report.svg are written at the end.
+ * The options of old (--check, --list, --report DIR, --merge, --resume
+ * DIR, --metrics) still work.  Every subcommand has its own --help.
  *
  * Exit status: 0 all runs ok; 3 some run failed (the report says which);
  * 128 + N after signal N (the running QEMU is killed, the report written);
@@ -20,255 +21,260 @@
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
-#include <math.h>
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
-#include <glib/gstdio.h>
 
-#include "plan.h"
-#include "preflight.h"
-#include "provenance.h"
 #include "record.h"
 #include "report.h"
 #include "report-internal.h"
-#include "run.h"
+#include "run-cmd.h"
 #include "scenario.h"
-#include "topology.h"
-#include "trace.h"
 
-/* Whether @dir exists with anything in it */
-static gboolean dir_has_files(const char *dir)
+#define EXIT_TEXT "Exit status: 0 every run ok; 3 some run failed (the " \
+    "report says which); 2 a bad scenario, a refused variant or --out, or " \
+    "bad usage (one line on stderr); 128 + N after signal N (the running " \
+    "QEMU is killed, the report of what ended written: complete it with " \
+    "resume); 1 anything else.  docs/scenarios.md has the whole story."
+
+/* Which options a command takes */
+enum {
+    O_BUILD = 1 << 0, O_OUT = 1 << 1, O_TOPO = 1 << 2, O_REPEAT = 1 << 3,
+    O_SEED = 1 << 4, O_TRACE = 1 << 5, O_NOCTL = 1 << 6, O_CAP = 1 << 7,
+    O_SHARD = 1 << 8, O_ONLY = 1 << 9,
+    O_PLAN = O_BUILD | O_TOPO | O_REPEAT | O_SEED | O_NOCTL | O_SHARD | O_ONLY,
+    O_RUN = O_PLAN | O_OUT | O_TRACE | O_CAP,
+};
+
+static GOptionEntry *entries_for(SmmulabOpts *o, guint mask)
 {
-    g_autoptr(GDir) d = g_dir_open(dir, 0, NULL);
-
-    return d && g_dir_read_name(d) != NULL;
-}
-
-static gint by_index(gconstpointer a, gconstpointer b)
-{
-    JsonObject *x = json_node_get_object(*(JsonNode **)a);
-    JsonObject *y = json_node_get_object(*(JsonNode **)b);
-
-    return json_object_get_int_member_with_default(x, "index", 0) -
-           json_object_get_int_member_with_default(y, "index", 0);
-}
-
-/* @runs in plan order: a resumed run lands where it belongs */
-static JsonArray *sorted_runs(JsonArray *runs)
-{
-    g_autoptr(GPtrArray) all = g_ptr_array_new();
-    JsonArray *out = json_array_new();
-    guint i;
-
-    for (i = 0; i < json_array_get_length(runs); i++) {
-        g_ptr_array_add(all, json_array_get_element(runs, i));
-    }
-    g_ptr_array_sort(all, by_index);
-    for (i = 0; i < all->len; i++) {
-        json_array_add_element(out, json_node_copy(all->pdata[i]));
-    }
-    return out;
-}
-
-/*
- * --resume DIR: the scenario of DIR's runs.json, as it was run (seed,
- * repeat and control as recorded; the file must still give the same
- * scenario), and the runs that ended, which are not run again
- */
-static SmmulabScenario *resume_load(const char *dir, const char *topologies,
-                                    JsonArray *runs, GHashTable *done,
-                                    char **shard, char **only, GError **err)
-{
-    g_autoptr(JsonNode) prev = smmulab_runs_load(dir, err);
-    g_autoptr(JsonGenerator) gen = json_generator_new();
-    g_autoptr(JsonNode) now = NULL;
-    g_autoptr(SmmulabScenario) sc = NULL;
-    g_autofree char *was = NULL, *is = NULL;
-    JsonObject *root, *rec, *prov;
-    JsonArray *old;
-    const char *seed;
-    guint i;
-
-    if (!prev) {
-        return NULL;
-    }
-    root = json_node_get_object(prev);
-    rec = json_object_get_object_member(root, "scenario");
-    prov = json_object_get_object_member(root, "provenance");
-    if (!json_object_get_string_member_with_default(rec, "file", NULL)) {
-        g_set_error(err, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-                    "%s/runs.json names no scenario file", dir);
-        return NULL;
-    }
-    sc = smmulab_scenario_load(json_object_get_string_member(rec, "file"),
-                               topologies, err);
-    if (!sc) {
-        g_prefix_error(err, "--resume %s: ", dir);
-        return NULL;
-    }
-    seed = json_object_get_string_member_with_default(rec, "seed", "0");
-    sc->seed = g_ascii_strtoull(seed, NULL, 10);
-    sc->repeat = json_object_get_int_member_with_default(rec, "repeat",
-                                                         sc->repeat);
-    sc->control = json_object_get_boolean_member_with_default(rec, "control",
-                                                              sc->control);
-    now = smmulab_record_scenario(sc, topologies);
-    json_generator_set_root(gen, now);
-    is = json_generator_to_data(gen, NULL);
-    json_generator_set_root(gen, json_object_get_member(root, "scenario"));
-    was = json_generator_to_data(gen, NULL);
-    if (strcmp(was, is)) {
-        g_set_error(err, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-                    "--resume %s: %s no longer gives the scenario that was "
-                    "run (edited since?): its runs would not mix", dir,
-                    sc->file);
-        return NULL;
-    }
-    if (prov) {
-        *shard = g_strdup(json_object_get_string_member_with_default(
-            prov, "shard", NULL));
-        *only = g_strdup(json_object_get_string_member_with_default(
-            prov, "only", NULL));
-    }
-    old = json_object_get_array_member(root, "runs");
-    for (i = 0; old && i < json_array_get_length(old); i++) {
-        JsonObject *r = json_array_get_object_element(old, i);
-        gint64 k = json_object_get_int_member_with_default(r, "index", 0);
-
-        if (k > 0 && strcmp(json_object_get_string_member_with_default(
-                                r, "verdict", "interrupted"),
-                            "interrupted")) {
-            json_array_add_element(runs,
-                                   json_node_copy(json_array_get_element(old,
-                                                                         i)));
-            g_hash_table_add(done, GINT_TO_POINTER(k));
-        }
-    }
-    return g_steal_pointer(&sc);
-}
-
-/*
- * The build directory: ./build when run from the source tree, else the one
- * this program was built in (BUILD/runner/smmulab-run), so that it works
- * from any directory
- */
-static char *default_build(void)
-{
-    g_autofree char *exe = g_file_read_link("/proc/self/exe", NULL);
-    g_autofree char *dir = exe ? g_path_get_dirname(exe) : NULL;
-
-    if (g_file_test("build/qemu-system-aarch64", G_FILE_TEST_EXISTS) ||
-        !dir || strcmp(strrchr(dir, '/') ? strrchr(dir, '/') : "",
-                       "/runner")) {
-        return g_strdup("build");
-    }
-    return g_path_get_dirname(dir);
-}
-
-static void on_signal(int sig)
-{
-    smmulab_run_interrupted = sig;
-}
-
-/*
- * SIGTERM, SIGINT and SIGHUP stop the runner cleanly: the QEMU running is
- * killed, and runs.json and the report of what ran are written.
- */
-static void catch_signals(void)
-{
-    struct sigaction sa = { .sa_handler = on_signal };
-    int sigs[] = { SIGTERM, SIGINT, SIGHUP };
-    guint i;
-
-    sigemptyset(&sa.sa_mask);
-    for (i = 0; i < G_N_ELEMENTS(sigs); i++) {
-        sigaction(sigs[i], &sa, NULL);
-    }
-}
-
-int main(int argc, char **argv)
-{
-    g_autofree char *build = NULL, *out = NULL, *report_dir = NULL;
-    g_autofree char *topologies = NULL;
-    gboolean check = FALSE, no_control = FALSE, list = FALSE;
-    gboolean do_merge = FALSE, trace = FALSE;
-    g_autofree char *shard = NULL, *only = NULL, *resume = NULL;
-    gint repeat = -1;
-    gboolean version = FALSE, metrics = FALSE;
-    g_autofree char *seed = NULL;
-    gint64 console_cap = 64 << 20;
-    GOptionEntry entries[] = {
-        { "build", 0, 0, G_OPTION_ARG_FILENAME, &build,
-          "build directory (default: build)", "DIR" },
-        { "out", 0, 0, G_OPTION_ARG_FILENAME, &out,
+    const struct {
+        guint bit;
+        GOptionEntry e;
+    } all[] = {
+        { O_BUILD, { "build", 0, 0, G_OPTION_ARG_FILENAME, &o->build,
+          "build directory (default: ./build, else the runner's own)",
+          "DIR" } },
+        { O_OUT, { "out", 0, 0, G_OPTION_ARG_FILENAME, &o->out,
           "output directory, new or empty: one that holds anything (a "
           "result) is refused, never overwritten (default: "
-          "BUILD/reports/NAME-TIME)", "DIR" },
-        { "topologies", 0, 0, G_OPTION_ARG_FILENAME, &topologies,
-          "workload topologies (default: configs/topologies.ini)", "FILE" },
-        { "check", 0, 0, G_OPTION_ARG_NONE, &check,
-          "validate the scenario, print the plan and what its n can detect "
-          "at the primary endpoint (80 % power); run nothing", NULL },
-        { "report", 0, 0, G_OPTION_ARG_FILENAME, &report_dir,
-          "remake the report of DIR from its runs.json", "DIR" },
-        { "resume", 0, 0, G_OPTION_ARG_FILENAME, &resume,
-          "complete the interrupted run in DIR: its scenario (as recorded) "
-          "and the boots its runs.json lacks, then the report", "DIR" },
-        { "repeat", 0, 0, G_OPTION_ARG_INT, &repeat,
-          "runs per variant, instead of the scenario's", "N" },
-        { "seed", 0, 0, G_OPTION_ARG_STRING, &seed,
-          "the scenario's seed, instead of its seed=", "N" },
-        { "trace", 0, 0, G_OPTION_ARG_NONE, &trace,
+          "BUILD/reports/NAME-TIME)", "DIR" } },
+        { O_TOPO, { "topologies", 0, 0, G_OPTION_ARG_FILENAME, &o->topologies,
+          "workload topologies (default: configs/topologies.ini)", "FILE" } },
+        { O_REPEAT, { "repeat", 0, 0, G_OPTION_ARG_INT, &o->repeat,
+          "runs per variant, instead of the scenario's (1..100)", "N" } },
+        { O_SEED, { "seed", 0, 0, G_OPTION_ARG_STRING, &o->seed,
+          "the scenario's seed, instead of its seed=", "N" } },
+        { O_TRACE, { "trace", 0, 0, G_OPTION_ARG_NONE, &o->trace,
           "record each run's timeline for Perfetto's UI "
           "(NN-...trace.json: the model's queue and the guest's lockups)",
-          NULL },
-        { "no-control", 0, 0, G_OPTION_ARG_NONE, &no_control,
-          "skip the control runs", NULL },
-        { "console-cap", 0, 0, G_OPTION_ARG_INT64, &console_cap,
-          "bytes of each console kept in its log (default 64 MiB)", "N" },
+          NULL } },
+        { O_NOCTL, { "no-control", 0, 0, G_OPTION_ARG_NONE, &o->no_control,
+          "skip the control runs", NULL } },
+        { O_CAP, { "console-cap", 0, 0, G_OPTION_ARG_INT64, &o->console_cap,
+          "bytes of each console kept in its log (default 64 MiB, at least "
+          "4096)", "BYTES" } },
+        { O_SHARD, { "shard", 0, 0, G_OPTION_ARG_STRING, &o->shard,
+          "only boots I, I+N, I+2N... of the plan", "I/N" } },
+        { O_ONLY, { "only", 0, 0, G_OPTION_ARG_STRING, &o->only,
+          "only these boots of the plan", "K[,K...]" } },
+    };
+    GOptionEntry *e = g_new0(GOptionEntry, G_N_ELEMENTS(all) + 1);
+    guint i, n = 0;
+
+    for (i = 0; i < G_N_ELEMENTS(all); i++) {
+        if (mask & all[i].bit) {
+            e[n++] = all[i].e;
+        }
+    }
+    return e;
+}
+
+/* Options are checked like the scenario keys they stand for */
+static gboolean opts_valid(const SmmulabOpts *o)
+{
+    g_autoptr(GError) err = NULL;
+
+    if (o->repeat != -1) {
+        g_autofree char *v = g_strdup_printf("%d", o->repeat);
+
+        if (!smmulab_scenario_check_value("--repeat", "scenario", "repeat",
+                                          v, &err)) {
+            fprintf(stderr, "smmulab-run: %s\n", err->message);
+            return FALSE;
+        }
+    }
+    if (o->console_cap < 4096) {
+        fprintf(stderr, "smmulab-run: --console-cap=%" G_GINT64_FORMAT
+                ": not a number of bytes of 4096 or more\n", o->console_cap);
+        return FALSE;
+    }
+    return TRUE;
+}
+
+/* Parse @argv for command @cmd; FALSE (usage printed) on a bad option */
+static gboolean parse(const char *cmd, const char *params,
+                      const char *summary, guint mask, SmmulabOpts *o,
+                      int *argc, char ***argv)
+{
+    g_autofree GOptionEntry *e = entries_for(o, mask);
+    g_autofree char *what = g_strdup_printf("%s - %s", params, summary);
+    g_autoptr(GOptionContext) ctx = g_option_context_new(what);
+    g_autoptr(GError) err = NULL;
+    g_autofree char *prg = g_strdup_printf("smmulab-run %s", cmd);
+
+    g_set_prgname(prg);
+    g_option_context_add_main_entries(ctx, e, NULL);
+    g_option_context_set_description(ctx, EXIT_TEXT);
+    if (!g_option_context_parse(ctx, argc, argv, &err)) {
+        fprintf(stderr, "smmulab-run %s: %s\n", cmd, err->message);
+        return FALSE;
+    }
+    return opts_valid(o);
+}
+
+static int usage(const char *cmd, const char *params)
+{
+    fprintf(stderr, "smmulab-run: usage: smmulab-run %s%s%s (--help)\n", cmd,
+            *params ? " " : "", params);
+    return 2;
+}
+
+static int cmd_report(const char *dir)
+{
+    g_autoptr(GError) err = NULL;
+    g_autofree char *text = smmulab_report_from_dir(dir, &err);
+
+    if (!text) {
+        fprintf(stderr, "smmulab-run: %s\n", err->message);
+        return 1;
+    }
+    fputs(text, stdout);
+    printf("report: %s/report.html, report.txt, report.json, report.svg\n",
+           dir);
+    return 0;
+}
+
+static int cmd_merge(const char *out, int n, char **dirs)
+{
+    int rc = smmulab_record_merge(dirs, n, out);
+    g_autoptr(GError) err = NULL;
+    g_autofree char *text = NULL;
+
+    if (rc) {
+        return rc;
+    }
+    text = smmulab_report_from_dir(out, &err);
+    if (!text) {
+        fprintf(stderr, "smmulab-run: %s\n", err->message);
+        return 1;
+    }
+    fputs(text, stdout);
+    printf("report: %s/report.html, report.txt, report.json, report.svg "
+           "(the runs of %d director%s)\n", out, n, n == 1 ? "y" : "ies");
+    return 0;
+}
+
+static int cmd_metrics(void)
+{
+    g_autofree char *md = report_metrics_markdown();
+
+    fputs(md, stdout);
+    return 0;
+}
+
+/* lockups, stats, topology, kparams: the program of that name beside us */
+static int cmd_tool(const char *name, char **argv)
+{
+    g_autofree char *exe = g_file_read_link("/proc/self/exe", NULL);
+    g_autofree char *dir = exe ? g_path_get_dirname(exe) : g_strdup(".");
+    g_autofree char *prog = g_strdup_printf("%s/smmulab-%s", dir, name);
+
+    argv[0] = prog;
+    execv(prog, argv);
+    fprintf(stderr, "smmulab-run %s: cannot run %s: %s\n", name, prog,
+            g_strerror(errno));
+    return 1;
+}
+
+static const struct {
+    const char *name, *params, *summary;
+} commands[] = {
+    { "run", "SCENARIO.ini", "boot the variants of a scenario and report "
+      "(the default command)" },
+    { "check", "SCENARIO.ini", "validate the scenario and each variant's "
+      "kernel parameters, print the plan and what its n can detect" },
+    { "list", "SCENARIO.ini", "the plan, one JSON line per boot" },
+    { "shard", "I/N SCENARIO.ini", "run boots I, I+N, I+2N... of the plan "
+      "(merge the shards' directories later)" },
+    { "report", "DIR", "remake DIR's report from its runs.json" },
+    { "merge", "--out DIR SHARD_DIR...", "the runs of shards of one plan "
+      "into DIR, in plan order, and their report" },
+    { "resume", "DIR", "complete an interrupted run: the boots DIR's "
+      "runs.json lacks, with the scenario, seed, repeat and shard recorded "
+      "there, then the report" },
+    { "metrics", "", "every metric id a scenario's primary= takes" },
+    { "lockups", "LOG...", "where every CPU was at each soft lockup of a "
+      "console log (smmulab-lockups)" },
+    { "stats", "SOCKET", "a running QEMU's model counters (smmulab-stats)" },
+    { "topology", "WORKLOAD", "a workload's machine (smmulab-topology)" },
+    { "kparams", "VMLINUX [OUT]", "a kernel's parameters from its vmlinux "
+      "(smmulab-kparams)" },
+};
+
+static int cmd_help(void)
+{
+    guint i;
+
+    printf("usage: smmulab-run [COMMAND] [OPTION...] ARGS (COMMAND --help "
+           "for its options)\n\ncommands:\n");
+    for (i = 0; i < G_N_ELEMENTS(commands); i++) {
+        printf("  %-9s %s\n            %s\n", commands[i].name,
+               commands[i].params, commands[i].summary);
+    }
+    printf("\nWithout a command: run, with its options, and the old "
+           "--check, --list,\n--report DIR, --merge, --resume DIR, "
+           "--metrics and --version.\n\n%s\n", EXIT_TEXT);
+    return 0;
+}
+
+/* The options of before the subcommands: run with mode flags */
+static int legacy(SmmulabOpts *o, int argc, char **argv, int argc0,
+                  char **argv0)
+{
+    gboolean check = FALSE, list = FALSE, merge = FALSE, metrics = FALSE;
+    gboolean version = FALSE;
+    g_autofree char *report = NULL, *resume = NULL;
+    GOptionEntry modes[] = {
+        { "check", 0, 0, G_OPTION_ARG_NONE, &check,
+          "as the command check", NULL },
         { "list", 0, 0, G_OPTION_ARG_NONE, &list,
-          "print the plan, one JSON line per boot, run nothing", NULL },
-        { "shard", 0, 0, G_OPTION_ARG_STRING, &shard,
-          "run only boots I, I+N, I+2N... of the plan", "I/N" },
-        { "only", 0, 0, G_OPTION_ARG_STRING, &only,
-          "run only these boots of the plan", "K[,K...]" },
+          "as the command list", NULL },
+        { "report", 0, 0, G_OPTION_ARG_FILENAME, &report,
+          "as the command report DIR", "DIR" },
+        { "resume", 0, 0, G_OPTION_ARG_FILENAME, &resume,
+          "as the command resume DIR", "DIR" },
+        { "merge", 0, 0, G_OPTION_ARG_NONE, &merge,
+          "as the command merge", NULL },
+        { "metrics", 0, 0, G_OPTION_ARG_NONE, &metrics,
+          "as the command metrics", NULL },
         { "version", 0, 0, G_OPTION_ARG_NONE, &version,
           "print the version and exit", NULL },
-        { "metrics", 0, 0, G_OPTION_ARG_NONE, &metrics,
-          "print every metric id primary= takes (docs/metrics.md)", NULL },
-        { "merge", 0, 0, G_OPTION_ARG_NONE, &do_merge,
-          "merge the runs.json of shard directories (the arguments) into "
-          "--out, and report", NULL },
         { NULL }
     };
+    g_autofree GOptionEntry *e = entries_for(o, O_RUN);
     g_autoptr(GOptionContext) ctx = g_option_context_new(
-        "SCENARIO.ini - boot the variants of a scenario and report");
+        "SCENARIO.ini - boot the variants of a scenario and report "
+        "(smmulab-run help: every command)");
+    g_autoptr(GOptionGroup) g = g_option_group_new("modes", "Modes (the "
+        "commands of the same names):", "the commands", NULL, NULL);
     g_autoptr(GError) err = NULL;
-    g_autoptr(SmmulabScenario) sc = NULL;
-    g_autoptr(GArray) plan = NULL;
-    g_autoptr(JsonNode) sc_json = NULL, prov = NULL;
-    g_auto(GStrv) argv0 = g_strdupv(argv);
-    int argc0 = argc;
-    g_autoptr(JsonArray) runs = json_array_new();
-    g_autoptr(GHashTable) done = g_hash_table_new(g_direct_hash,
-                                                  g_direct_equal);
-    const char *scenario_file = NULL;
-    g_autofree char *qemu = NULL, *kernel = NULL, *initrd = NULL;
-    g_autofree char *text = NULL;
-    g_autoptr(GString) checked = NULL;
-    g_autoptr(GHashTable) configs = g_hash_table_new_full(g_str_hash,
-        g_str_equal, g_free, NULL);
-    guint i, v, failed = 0, npoints, total;
 
-    setvbuf(stdout, NULL, _IOLBF, 0);
-    g_option_context_add_main_entries(ctx, entries, NULL);
-    g_option_context_set_description(ctx, "Exit status: 0 every run ok; 3 "
-        "some run failed (the report says which); 2 a bad scenario, a "
-        "refused variant or --out, or bad usage (one line on stderr); 128 + "
-        "N after signal N (the running QEMU is killed, the report of what "
-        "ended written: complete it with --resume); 1 anything else.  "
-        "docs/scenarios.md has the whole story.");
+    g_option_group_add_entries(g, modes);
+    g_option_context_add_main_entries(ctx, e, NULL);
+    g_option_context_add_group(ctx, g_steal_pointer(&g));
+    g_option_context_set_description(ctx, EXIT_TEXT);
     if (!g_option_context_parse(ctx, &argc, &argv, &err)) {
         fprintf(stderr, "smmulab-run: %s\n", err->message);
         return 2;
@@ -278,306 +284,91 @@ int main(int argc, char **argv)
         return 0;
     }
     if (metrics) {
-        g_autofree char *md = report_metrics_markdown();
-
-        fputs(md, stdout);
-        return 0;
+        return cmd_metrics();
     }
-    /* options are checked like the keys they stand for */
-    if (repeat != -1) {
-        g_autofree char *v = g_strdup_printf("%d", repeat);
-
-        if (!smmulab_scenario_check_value("--repeat", "scenario", "repeat",
-                                          v, &err)) {
-            fprintf(stderr, "smmulab-run: %s\n", err->message);
-            return 2;
-        }
-    }
-    if (console_cap < 4096) {
-        fprintf(stderr, "smmulab-run: --console-cap=%" G_GINT64_FORMAT
-                ": not a number of bytes of 4096 or more\n", console_cap);
+    if (!opts_valid(o)) {
         return 2;
     }
-    if (do_merge) {
-        if (argc < 2 || !out) {
-            fprintf(stderr, "smmulab-run: usage: smmulab-run --merge --out "
-                    "DIR SHARD_DIR...\n");
-            return 2;
-        }
-        return smmulab_record_merge(argv + 1, argc - 1, out);
+    if (merge) {
+        return argc < 2 || !o->out ?
+               usage("merge", "--out DIR SHARD_DIR...") :
+               cmd_merge(o->out, argc - 1, argv + 1);
     }
-    if (report_dir) {
-        text = smmulab_report_from_dir(report_dir, &err);
-        if (!text) {
-            fprintf(stderr, "smmulab-run: %s\n", err->message);
-            return 1;
-        }
-        fputs(text, stdout);
-        printf("report: %s/report.html, report.txt, report.json, report.svg\n", report_dir);
-        return 0;
-    }
-    if (resume && (argc != 1 || out || seed || repeat != -1 || no_control ||
-                   shard || only || check || list)) {
-        fprintf(stderr, "smmulab-run: usage: smmulab-run [--build DIR] "
-                "[--trace] --resume DIR (the scenario, its seed, repeat, "
-                "control and shard are DIR's)\n");
-        return 2;
-    }
-    if (!resume && argc != 2) {
-        fprintf(stderr, "smmulab-run: usage: smmulab-run [OPTION...] SCENARIO.ini (--help)\n");
-        return 2;
-    }
-    if (!build) {
-        build = default_build();
-    }
-    if (!topologies) {
-        topologies = g_file_test("configs/topologies.ini",
-                                 G_FILE_TEST_IS_REGULAR) ?
-            g_strdup("configs/topologies.ini") :
-            g_strdup(SMMULAB_SOURCE_ROOT "/configs/topologies.ini");
+    if (report) {
+        return cmd_report(report);
     }
     if (resume) {
-        sc = resume_load(resume, topologies, runs, done, &shard, &only, &err);
-        out = g_strdup(resume);
-    } else {
-        sc = smmulab_scenario_load(argv[1], topologies, &err);
+        if (argc != 1 || o->out || o->seed || o->repeat != -1 ||
+            o->no_control || o->shard || o->only || check || list) {
+            return usage("resume", "[--build DIR] [--trace] DIR (the "
+                         "scenario, its seed, repeat, control and shard are "
+                         "DIR's)");
+        }
+        return smmulab_cmd_scenario(o, SMMULAB_MODE_RESUME, resume, argc0,
+                                    argv0);
     }
-    if (!sc) {
-        fprintf(stderr, "smmulab-run: %s\n", err->message);
+    if (argc != 2) {
+        return usage("[run]", "[OPTION...] SCENARIO.ini");
+    }
+    return smmulab_cmd_scenario(o, check ? SMMULAB_MODE_CHECK :
+                                list ? SMMULAB_MODE_LIST : SMMULAB_MODE_RUN,
+                                argv[1], argc0, argv0);
+}
+
+int main(int argc, char **argv)
+{
+    SmmulabOpts o = { .repeat = -1, .console_cap = 64 << 20 };
+    g_auto(GStrv) argv0 = g_strdupv(argv);
+    int argc0 = argc;
+    const char *cmd = argc > 1 ? argv[1] : "";
+    guint i;
+
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    for (i = 0; i < G_N_ELEMENTS(commands); i++) {
+        if (!strcmp(cmd, commands[i].name)) {
+            break;
+        }
+    }
+    if (!strcmp(cmd, "help")) {
+        return cmd_help();
+    }
+    if (i == G_N_ELEMENTS(commands)) {
+        return legacy(&o, argc, argv, argc0, argv0);
+    }
+    /* from here on argv[0] is the command */
+    argc--;
+    argv++;
+    if (!strcmp(cmd, "lockups") || !strcmp(cmd, "stats") ||
+        !strcmp(cmd, "topology") || !strcmp(cmd, "kparams")) {
+        return cmd_tool(cmd, argv);
+    }
+    if (!parse(cmd, commands[i].params, commands[i].summary,
+               !strcmp(cmd, "run") || !strcmp(cmd, "shard") ? O_RUN :
+               !strcmp(cmd, "check") || !strcmp(cmd, "list") ? O_PLAN :
+               !strcmp(cmd, "resume") ? O_BUILD | O_TRACE | O_CAP :
+               !strcmp(cmd, "merge") ? O_OUT : 0, &o, &argc, &argv)) {
         return 2;
     }
-    scenario_file = sc->file;
-    if (repeat != -1) {
-        sc->repeat = repeat;
-    }
-    if (no_control) {
-        sc->control = FALSE;
-    }
-    if (seed) {
-        if (!smmulab_scenario_check_value("--seed", "scenario", "seed", seed,
-                                          &err)) {
-            fprintf(stderr, "smmulab-run: %s\n", err->message);
-            return 2;
+    if (!strcmp(cmd, "merge")) {
+        return argc < 2 || !o.out ? usage(cmd, commands[i].params) :
+               cmd_merge(o.out, argc - 1, argv + 1);
+    } else if (!strcmp(cmd, "metrics")) {
+        return argc != 1 ? usage(cmd, "") : cmd_metrics();
+    } else if (!strcmp(cmd, "shard")) {
+        if (argc != 3 || o.shard) {
+            return usage(cmd, commands[i].params);
         }
-        sc->seed = g_ascii_strtoull(seed, NULL, 10);
+        o.shard = g_strdup(argv[1]);
+        return smmulab_cmd_scenario(&o, SMMULAB_MODE_RUN, argv[2], argc0,
+                                    argv0);
+    } else if (argc != 2) {
+        return usage(cmd, commands[i].params);
+    } else if (!strcmp(cmd, "report")) {
+        return cmd_report(argv[1]);
     }
-    qemu = g_build_filename(build, "qemu-system-aarch64", NULL);
-    kernel = sc->kernel ? g_strdup(sc->kernel) :
-             g_build_filename(build, "guest", "Image", NULL);
-    initrd = sc->initrd ? g_strdup(sc->initrd) :
-             g_build_filename(build, "guest", "initramfs.cpio", NULL);
-    {
-        const char *need[] = { qemu, kernel, initrd };
-
-        for (i = 0; i < G_N_ELEMENTS(need); i++) {
-            if (!g_file_test(need[i], G_FILE_TEST_IS_REGULAR)) {
-                fprintf(stderr, "smmulab-run: %s: %s is missing (build first: "
-                        "make build)\n", scenario_file, need[i]);
-                return 2;
-            }
-        }
-        for (v = 0; v < sc->variants->len; v++) {
-            SmmulabVariant *var = g_ptr_array_index(sc->variants, v);
-            const char *own[] = { var->kernel, var->initrd };
-
-            for (i = 0; i < G_N_ELEMENTS(own); i++) {
-                if (own[i] && !g_file_test(own[i], G_FILE_TEST_IS_REGULAR)) {
-                    fprintf(stderr, "smmulab-run: %s: [variant.%s] %s=%s: "
-                            "no such file\n", scenario_file, var->name,
-                            i ? "initrd" : "kernel", own[i]);
-                    return 2;
-                }
-            }
-        }
-    }
-
-    checked = g_string_new(NULL);
-    if (!smmulab_preflight(sc, kernel, initrd, checked, &err)) {
-        fprintf(stderr, "smmulab-run: %s\n", err->message);
-        return 2;
-    }
-
-    plan = smmulab_plan_make(sc);
-    total = plan->len;
-    if (!smmulab_plan_select(plan, shard, only, &err)) {
-        fprintf(stderr, "smmulab-run: %s\n", err->message);
-        return 2;
-    }
-    if (list) {
-        smmulab_plan_print_list(plan, sc, topologies);
-        return 0;
-    }
-    if (check) {
-        smmulab_plan_print_check(plan, sc, scenario_file);
-        printf("kernel parameters, as each variant will run them:\n%s",
-               checked->str);
-        return 0;
-    }
-    if (!out) {
-        g_autoptr(GDateTime) now = g_date_time_new_now_local();
-        g_autofree char *stamp = g_date_time_format(now, "%Y%m%d-%H%M%S");
-
-        out = g_strdup_printf("%s/reports/%s-%s", build, sc->name, stamp);
-    }
-    /* a result is never overwritten, nor mixed with another's runs */
-    if (!resume && dir_has_files(out)) {
-        fprintf(stderr, "smmulab-run: --out %s: the directory holds files "
-                "already (a result?): give a new or empty one, or complete "
-                "an interrupted run with --resume %s\n", out, out);
-        return 2;
-    }
-    if (g_mkdir_with_parents(out, 0755)) {
-        fprintf(stderr, "smmulab-run: cannot create %s: %s\n", out,
-                g_strerror(errno));
-        return 1;
-    }
-    sc_json = smmulab_record_scenario(sc, topologies);
-    prov = smmulab_provenance(qemu, kernel, build, argc0, argv0);
-    /* what --resume needs to complete the same part of the plan */
-    if (shard) {
-        json_object_set_string_member(json_node_get_object(prov), "shard",
-                                      shard);
-    }
-    if (only) {
-        json_object_set_string_member(json_node_get_object(prov), "only",
-                                      only);
-    }
-    npoints = sc->sweep_group ? sc->sweep_values->len : 1;
-    fprintf(stderr, "smmulab-run: %s: %u boots (%u variant(s) x %u point(s) "
-            "x %u run(s)%s), output in %s\n", sc->name, plan->len,
-            sc->variants->len, npoints, sc->repeat,
-            sc->control ? " + control" : "", out);
-    if (resume) {
-        fprintf(stderr, "smmulab-run: %s: resuming: %u of them ended "
-                "already, %u to run\n", sc->name,
-                g_hash_table_size(done),
-                plan->len - MIN(plan->len, g_hash_table_size(done)));
-    }
-    {
-        g_autofree char *pw = smmulab_plan_power(sc);
-
-        fprintf(stderr, "smmulab-run: %s: %s\n", sc->name,
-                pw ? pw : "no primary endpoint declared (primary=): no line "
-                "of the report will be a verdict");
-    }
-
-    catch_signals();
-    for (i = 0; i < plan->len && !smmulab_run_interrupted; i++) {
-        SmmulabBoot *pl = &g_array_index(plan, SmmulabBoot, i);
-        g_autoptr(SmmulabScenario) pt = smmulab_scenario_at_point(sc,
-            pl->point, pl->control);
-        g_autofree char *base = g_strdup_printf("%02u-%s%s%s%s-rep%u",
-            pl->index,
-            pl->control ? "control-" : "", pl->variant,
-            pl->point ? "-" : "", pl->point ? pl->point : "", pl->rep);
-        g_autofree char *log = g_strdup_printf("%s/%s.log", out, base);
-        g_autofree char *cmd = g_strdup_printf("%s/%s.cmdline", out, base);
-        /* runs.json names them relative to itself */
-        g_autofree char *log_rel = g_strdup_printf("%s.log", base);
-        g_autofree char *cmd_rel = g_strdup_printf("%s.cmdline", base);
-        g_autofree char *qlog = trace ?
-            g_strdup_printf("%s/%s.qemu-trace.log", out, base) : NULL;
-        g_autofree char *tjson = g_strdup_printf("%s/%s.trace.json", out,
-                                                 base);
-        g_autofree char *tjson_rel = g_strdup_printf("%s.trace.json", base);
-        g_autofree char *label = g_strdup_printf("[%u/%u] %s%s%s%s rep %u",
-            pl->index, total, pl->control ? "control:" : "", pl->variant,
-            pl->point ? " " : "", pl->point ? pl->point : "", pl->rep);
-        SmmulabRunSpec spec = {
-            .qemu = qemu,
-            .kernel = pl->kernel ? pl->kernel : kernel,
-            .initrd = pl->initrd ? pl->initrd : initrd,
-            .topologies = topologies, .sc = pt, .control = pl->control,
-            .variant_append = pl->append, .log_path = log,
-            .cmdline_path = cmd, .label = label,
-            .console_cap = console_cap,
-            .seed = pl->seed,
-            .trace_path = qlog,
-        };
-        g_autoptr(SmmulabRun) r = NULL;
-        g_autoptr(GError) rerr = NULL;
-        JsonNode *node;
-
-        if (g_hash_table_contains(done, GUINT_TO_POINTER(pl->index))) {
-            continue;
-        }
-
-        r = smmulab_run_boot(&spec, &rerr);
-        if (!r) {
-            fprintf(stderr, "smmulab-run: %s: %s\n", label, rerr->message);
-            return 1;
-        }
-        if (strcmp(r->verdict, "ok")) {
-            failed++;
-            fprintf(stderr, "smmulab-run: %s: %s%s%s (log %s)\n", label,
-                    r->verdict, r->detail ? ": " : "",
-                    r->detail ? r->detail : "", log);
-        }
-        node = smmulab_record_run(pl, r, log_rel, cmd_rel);
-        if (qlog) {
-            g_autoptr(GError) terr = NULL;
-
-            if (smmulab_trace_write(qlog, log, tjson, &terr)) {
-                json_object_set_string_member(json_node_get_object(node),
-                                              "trace", tjson_rel);
-                g_unlink(qlog);
-            } else {
-                fprintf(stderr, "smmulab-run: %s: no timeline: %s\n", label,
-                        terr->message);
-            }
-        }
-        json_array_add_element(runs, node);
-        if (resume) {
-            JsonArray *in_order = sorted_runs(runs);
-
-            json_array_unref(runs);
-            runs = in_order;
-        }
-        if (!smmulab_record_save(out, sc_json, prov, runs, &err)) {
-            fprintf(stderr, "smmulab-run: %s\n", err->message);
-            return 1;
-        }
-        if (!pl->control && r->ran->cmdline &&
-            strcmp(r->verdict, "misconfigured")) {
-            g_autofree char *asked = g_strjoin(" ", sc->append ? sc->append :
-                                               "", pl->append, NULL);
-            g_autofree char *conf = smmulab_ran_signature(r->ran, asked);
-            char *key = g_strdup_printf("%s\n%s\n%s\n%s", spec.kernel,
-                                        spec.initrd, pl->point ? pl->point :
-                                        "", conf);
-            const char *other = g_hash_table_lookup(configs, key);
-
-            if (other && strcmp(other, pl->variant)) {
-                fprintf(stderr, "smmulab-run: %s: variants %s and %s ran "
-                        "identically configured (%s): an A/A; stopped (runs "
-                        "so far in %s)\n", scenario_file, other, pl->variant,
-                        conf[0] ? conf : "the kernel's defaults", out);
-                g_free(key);
-                return 2;
-            }
-            g_hash_table_replace(configs, key, (gpointer)pl->variant);
-        }
-    }
-
-    if (smmulab_run_interrupted && !json_array_get_length(runs)) {
-        fprintf(stderr, "smmulab-run: interrupted (signal %d) before any "
-                "run ended; nothing to report\n", (int)smmulab_run_interrupted);
-        return 128 + smmulab_run_interrupted;
-    }
-    text = smmulab_report_from_dir(out, &err);
-    if (!text) {
-        fprintf(stderr, "smmulab-run: %s\n", err->message);
-        return 1;
-    }
-    printf("\n%s", text);
-    if (smmulab_run_interrupted) {
-        fprintf(stderr, "smmulab-run: interrupted (signal %d) after %u of %u "
-                "boots; the report covers those\n",
-                (int)smmulab_run_interrupted, json_array_get_length(runs),
-                plan->len);
-        return 128 + smmulab_run_interrupted;
-    }
-    printf("report: %s/report.html, report.txt, report.json, report.svg (runs.json, "
-           "console logs and QEMU command lines beside them)\n", out);
-    return failed ? 3 : 0;
+    return smmulab_cmd_scenario(&o, !strcmp(cmd, "check") ?
+                                SMMULAB_MODE_CHECK : !strcmp(cmd, "list") ?
+                                SMMULAB_MODE_LIST : !strcmp(cmd, "resume") ?
+                                SMMULAB_MODE_RESUME : SMMULAB_MODE_RUN,
+                                argv[1], argc0, argv0);
 }

@@ -11,7 +11,7 @@
 #include "abtest.h"
 
 #include "plan.h"
-#include "record.h"
+#include "json.h"
 #include "report-internal.h"
 #include "topology.h"
 

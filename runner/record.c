@@ -11,7 +11,6 @@
 #include <glib/gstdio.h>
 
 #include "record.h"
-#include "report.h"
 #include "topology.h"
 
 JsonNode *smmulab_record_scenario(const SmmulabScenario *sc,
@@ -304,6 +303,191 @@ JsonNode *smmulab_record_run(const SmmulabBoot *pl, const SmmulabRun *r,
     return json_builder_get_root(b);
 }
 
+/* What a key of runs.json holds */
+typedef enum { K_STRING, K_NUMBER, K_BOOL, K_OBJECT, K_ARRAY } Kind;
+
+typedef struct Key {
+    const char *key;
+    Kind kind;
+    gboolean needed;            /* else optional (older runs.json lack it) */
+} Key;
+
+static const char *const kind_names[] = {
+    "a string", "a number", "true or false", "an object", "an array"
+};
+
+/* Every key of a run and of the scenario the report reads, as written */
+static const Key run_keys[] = {
+    { "variant", K_STRING, TRUE }, { "verdict", K_STRING, TRUE },
+    { "rep", K_NUMBER, TRUE }, { "control", K_BOOL, TRUE },
+    { "index", K_NUMBER, FALSE }, { "point", K_STRING, FALSE },
+    { "seed", K_STRING, FALSE }, { "detail", K_STRING, FALSE },
+    { "log", K_STRING, TRUE }, { "cmdline", K_STRING, FALSE },
+    { "trace", K_STRING, FALSE }, { "kernel_version", K_STRING, FALSE },
+    { "kernel_file", K_STRING, FALSE }, { "initrd", K_STRING, FALSE },
+    { "kernel_cmdline", K_STRING, FALSE }, { "ran", K_STRING, FALSE },
+    { "first_lockup", K_STRING, FALSE },
+    { "first_lockup_fn", K_STRING, FALSE }, { "wall_s", K_NUMBER, FALSE },
+    { "soft_lockups", K_NUMBER, FALSE }, { "cmdq_timeouts", K_NUMBER, FALSE },
+    { "cmd_sync_timeouts", K_NUMBER, FALSE },
+    { "cmdq_timeouts_printed", K_NUMBER, FALSE },
+    { "cmd_sync_timeouts_printed", K_NUMBER, FALSE },
+    { "suppressed", K_NUMBER, FALSE }, { "console_bytes", K_NUMBER, FALSE },
+    { "console_flood", K_BOOL, FALSE }, { "timeouts_exact", K_BOOL, FALSE },
+    { "kernel", K_OBJECT, FALSE }, { "stats", K_OBJECT, FALSE },
+    { "summary", K_OBJECT, FALSE }, { "lockup_cpus", K_OBJECT, FALSE },
+    { "cpus_at_lockups", K_OBJECT, FALSE }, { "result_lines", K_ARRAY, FALSE },
+    { "events", K_ARRAY, FALSE }, { "timeline", K_ARRAY, FALSE },
+};
+
+static const Key scenario_keys[] = {
+    { "name", K_STRING, TRUE }, { "workload", K_STRING, TRUE },
+    { "repeat", K_NUMBER, TRUE }, { "control", K_BOOL, TRUE },
+    { "smmu", K_STRING, TRUE }, { "machine", K_STRING, TRUE },
+    { "variants", K_ARRAY, TRUE }, { "file", K_STRING, TRUE },
+    { "description", K_STRING, FALSE }, { "icount", K_BOOL, TRUE },
+    { "cpus", K_NUMBER, FALSE }, { "seed", K_STRING, FALSE },
+    { "design", K_STRING, FALSE }, { "primary", K_STRING, FALSE },
+    { "baseline", K_STRING, FALSE }, { "sweep_key", K_STRING, FALSE },
+    { "sweep_values", K_ARRAY, FALSE }, { "append", K_STRING, FALSE },
+    { "quantum_ns", K_NUMBER, FALSE },
+};
+
+static gboolean kind_is(JsonNode *n, Kind k)
+{
+    GType t;
+
+    switch (k) {
+    case K_OBJECT:
+        return JSON_NODE_HOLDS_OBJECT(n);
+    case K_ARRAY:
+        return JSON_NODE_HOLDS_ARRAY(n);
+    default:
+        if (!JSON_NODE_HOLDS_VALUE(n)) {
+            return FALSE;
+        }
+        t = json_node_get_value_type(n);
+        return k == K_STRING ? t == G_TYPE_STRING :
+               k == K_BOOL ? t == G_TYPE_BOOLEAN :
+               t == G_TYPE_INT64 || t == G_TYPE_DOUBLE;
+    }
+}
+
+/* NULL when @o has every needed key and each key it has is of its kind */
+static char *bad_keys(JsonObject *o, const Key *keys, guint n)
+{
+    guint k;
+
+    for (k = 0; k < n; k++) {
+        JsonNode *m = json_object_get_member(o, keys[k].key);
+
+        /* a null stands for "not known" (kernel_version of a silent run) */
+        if ((!m && keys[k].needed) ||
+            (m && !JSON_NODE_HOLDS_NULL(m) && !kind_is(m, keys[k].kind)) ||
+            (m && JSON_NODE_HOLDS_NULL(m) && keys[k].needed)) {
+            return g_strdup_printf("\"%s\" is %s, not %s", keys[k].key,
+                                   m ? "of another type" : "missing",
+                                   kind_names[keys[k].kind]);
+        }
+    }
+    return NULL;
+}
+
+/*
+ * The keys every reader of runs.json relies on, with their types: a
+ * hand-edited file gets one line naming the run and the key, not a crash
+ * or a GLib warning
+ */
+static gboolean runs_valid(JsonObject *root, const char *path, GError **err)
+{
+    JsonNode *scn = json_object_get_member(root, "scenario");
+    JsonNode *rn = json_object_get_member(root, "runs");
+    JsonNode *pn = json_object_get_member(root, "provenance");
+    g_autofree char *why = NULL;
+    JsonArray *runs, *vars;
+    guint i;
+
+    if (!JSON_NODE_HOLDS_OBJECT(scn) || !JSON_NODE_HOLDS_ARRAY(rn) ||
+        (pn && !JSON_NODE_HOLDS_OBJECT(pn) && !JSON_NODE_HOLDS_NULL(pn))) {
+        g_set_error(err, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                    "%s: \"scenario\" or \"provenance\" is not an object, "
+                    "or \"runs\" not an array", path);
+        return FALSE;
+    }
+    why = bad_keys(json_node_get_object(scn), scenario_keys,
+                   G_N_ELEMENTS(scenario_keys));
+    if (why) {
+        g_set_error(err, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                    "%s: the scenario's %s", path, why);
+        return FALSE;
+    }
+    vars = json_object_get_array_member(json_node_get_object(scn),
+                                        "variants");
+    for (i = 0; i < json_array_get_length(vars); i++) {
+        JsonNode *v = json_array_get_element(vars, i);
+        JsonNode *name = JSON_NODE_HOLDS_OBJECT(v) ?
+            json_object_get_member(json_node_get_object(v), "name") : NULL;
+        JsonNode *app = JSON_NODE_HOLDS_OBJECT(v) ?
+            json_object_get_member(json_node_get_object(v), "append") : NULL;
+
+        if (!name || !kind_is(name, K_STRING) ||
+            (app && !kind_is(app, K_STRING))) {
+            g_set_error(err, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                        "%s: the scenario's variant %u has no \"name\" "
+                        "string (or an \"append\" that is not one)", path,
+                        i + 1);
+            return FALSE;
+        }
+    }
+    if (!json_array_get_length(vars)) {
+        g_set_error(err, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                    "%s: the scenario lists no \"variants\"", path);
+        return FALSE;
+    }
+    runs = json_node_get_array(rn);
+    for (i = 0; i < json_array_get_length(runs); i++) {
+        JsonNode *r = json_array_get_element(runs, i);
+
+        if (!JSON_NODE_HOLDS_OBJECT(r)) {
+            g_set_error(err, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                        "%s: run %u is not an object", path, i + 1);
+            return FALSE;
+        }
+        why = bad_keys(json_node_get_object(r), run_keys,
+                       G_N_ELEMENTS(run_keys));
+        if (why) {
+            g_set_error(err, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                        "%s: run %u: %s", path, i + 1, why);
+            return FALSE;
+        }
+    }
+    return TRUE;
+}
+
+JsonNode *smmulab_runs_load(const char *dir, GError **err)
+{
+    g_autofree char *path = g_build_filename(dir, "runs.json", NULL);
+    g_autoptr(JsonParser) parser = json_parser_new();
+    JsonNode *root;
+
+    if (!json_parser_load_from_file(parser, path, err)) {
+        g_prefix_error(err, "%s: ", path);
+        return NULL;
+    }
+    root = json_parser_get_root(parser);
+    if (!root || !JSON_NODE_HOLDS_OBJECT(root) ||
+        !json_object_has_member(json_node_get_object(root), "scenario") ||
+        !json_object_has_member(json_node_get_object(root), "runs")) {
+        g_set_error(err, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                    "%s: not a runs.json of smmulab-run", path);
+        return NULL;
+    }
+    if (!runs_valid(json_node_get_object(root), path, err)) {
+        return NULL;
+    }
+    return json_node_copy(root);
+}
+
 gboolean smmulab_record_save(const char *dir, JsonNode *scenario,
                              JsonNode *provenance, JsonArray *runs,
                              GError **err)
@@ -456,14 +640,5 @@ int smmulab_record_merge(char **dirs, int n, const char *out)
         fprintf(stderr, "smmulab-run: %s\n", err->message);
         return 1;
     }
-    text = smmulab_report_from_dir(out, &err);
-    if (!text) {
-        fprintf(stderr, "smmulab-run: %s\n", err->message);
-        return 1;
-    }
-    fputs(text, stdout);
-    printf("report: %s/report.html, report.txt, report.json, report.svg "
-           "(%u runs from %d director%s)\n", out, all->len, n,
-           n == 1 ? "y" : "ies");
     return 0;
 }

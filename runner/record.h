@@ -22,6 +22,12 @@ JsonNode *smmulab_record_scenario(const SmmulabScenario *sc,
 JsonNode *smmulab_record_run(const SmmulabBoot *pl, const SmmulabRun *r,
                              const char *log, const char *cmdline);
 
+/*
+ * DIR/runs.json, or NULL with @err: one line naming the run and the key
+ * when a key a reader relies on is missing or of another type
+ */
+JsonNode *smmulab_runs_load(const char *dir, GError **err);
+
 /* Write DIR/runs.json */
 gboolean smmulab_record_save(const char *dir, JsonNode *scenario,
                              JsonNode *provenance, JsonArray *runs,
@@ -29,8 +35,8 @@ gboolean smmulab_record_save(const char *dir, JsonNode *scenario,
 
 /*
  * The runs of shards of one plan (directories with a runs.json) into @out,
- * in plan order with their logs, and its report: the exit status of
- * smmulab-run --merge.
+ * in plan order with their logs: 0, or the exit status of a refused merge
+ * (its line printed).  The caller writes the report.
  */
 int smmulab_record_merge(char **dirs, int n, const char *out);
 

@@ -16,8 +16,8 @@
 #include <string.h>
 
 #include "abtest.h"
+#include "json.h"
 #include "lockup.h"
-#include "record.h"
 #include "report-internal.h"
 
 /* The most runs per variant a sample-size figure looks at (repeat=) */

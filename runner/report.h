@@ -16,9 +16,6 @@
  */
 char *smmulab_report_write(JsonNode *runs_doc, const char *dir, GError **err);
 
-/* DIR/runs.json, checked to be one ({"scenario", "runs"}), or NULL */
-JsonNode *smmulab_runs_load(const char *dir, GError **err);
-
 /* The same, reading DIR/runs.json */
 char *smmulab_report_from_dir(const char *dir, GError **err);
 

@@ -167,6 +167,43 @@ else
     notok "docs/metrics.md differs from smmulab-run --metrics (regenerate it): $(diff <("$RUN" --metrics) docs/metrics.md | head -n 3 | tr '\n' ' ')"
 fi
 
+# One command with subcommands: each has its own --help, and does what the
+# option of the same name did
+for c in run check list shard report merge resume metrics lockups stats topology kparams; do
+    if "$RUN" "$c" --help >"$tmp/sub.out" 2>&1 && grep -q "smmulab-\(run $c\|$c\)\b" "$tmp/sub.out"; then
+        ok "smmulab-run $c --help"
+    else
+        notok "smmulab-run $c --help: $(head -n 3 "$tmp/sub.out")"
+    fi
+done
+if cmp -s <("$RUN" check configs/default.ini 2>&1) <("$RUN" --check configs/default.ini 2>&1) &&
+   cmp -s <("$RUN" list --shard 2/3 configs/default.ini 2>&1) <("$RUN" --list --shard 2/3 configs/default.ini 2>&1) &&
+   cmp -s <("$RUN" metrics) docs/metrics.md; then
+    ok "check, list and metrics print what --check, --list and --metrics do"
+else
+    notok "check, list or metrics differ from the options of the same names"
+fi
+mkdir -p "$tmp/sub-report" && cp tests/golden/lockups/runs.json "$tmp/sub-report/"
+if "$RUN" report "$tmp/sub-report" >/dev/null 2>&1 && cmp -s "$tmp/sub-report/report.txt" tests/golden/lockups/report.txt; then
+    ok "report DIR remakes the report"
+else
+    notok "report DIR: $(head -n 3 "$tmp/sub-report/report.txt" 2>&1)"
+fi
+"$RUN" help >"$tmp/help.out" 2>&1
+rc=$?
+if [ $rc = 0 ] && [ "$(grep -c '^  [a-z]' "$tmp/help.out")" = 12 ]; then
+    ok "help lists the 12 commands"
+else
+    notok "help: exit $rc: $(head -n 5 "$tmp/help.out")"
+fi
+"$RUN" check >/dev/null 2>"$tmp/sub.err"
+rc=$?
+if [ $rc = 2 ] && grep -q 'usage: smmulab-run check SCENARIO.ini' "$tmp/sub.err"; then
+    ok "a command without its argument: usage, exit 2"
+else
+    notok "check without a scenario: exit $rc: $(cat "$tmp/sub.err")"
+fi
+
 # Golden reports: remade from recorded runs, byte for byte
 for g in tests/golden/*/; do
     name=$(basename "$g")
