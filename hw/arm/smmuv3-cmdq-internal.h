@@ -24,6 +24,7 @@ int smmuv3_cmdq_engine_post_load(SMMUv3State *s);
 void smmuv3_cmdq_mmio_enter(SMMUv3State *s);
 void smmuv3_cmdq_kick(SMMUv3State *s);
 void smmuv3_cmdq_prod_written(SMMUv3State *s);
+void smmuv3_cmdq_cons_written(SMMUv3State *s);
 void smmuv3_cmdq_cons_read(SMMUv3State *s);
 
 /* Command hooks, from smmuv3_cmdq_consume() */

@@ -52,6 +52,22 @@ static uint32_t cmdq_pending(SMMUQueue *q)
     return cmdq_pos(q, q->prod - q->cons);
 }
 
+/*
+ * Commands the guest published and the engine may run: the pending ones,
+ * or none when CONS is ahead of PROD.  No ring state has more than a
+ * queue's worth pending, so with CONS written past PROD the slots from
+ * CONS on were never published.  (With every cost 0, upstream's
+ * smmuv3_cmdq_consume() runs through the ring up to PROD at the next
+ * PROD, CR0 or GERRORN write; the timed engine waits for a PROD write
+ * that puts PROD at or past CONS.)
+ */
+static uint32_t cmdq_visible(SMMUQueue *q)
+{
+    uint32_t n = cmdq_pending(q);
+
+    return n <= 1U << q->log2size ? n : 0;
+}
+
 static SMMUCmdqClass cmdq_class(uint8_t opcode)
 {
     switch ((SMMUCommandType)opcode) {
@@ -61,7 +77,11 @@ static SMMUCmdqClass cmdq_class(uint8_t opcode)
     case SMMU_CMD_CFGI_STE_RANGE:
     case SMMU_CMD_CFGI_CD:
     case SMMU_CMD_CFGI_CD_ALL:
-    case SMMU_CMD_CFGI_ALL:
+        /*
+         * Not SMMU_CMD_CFGI_ALL (0x07): no command has that opcode (the
+         * architecture's CMD_CFGI_ALL is CFGI_STE_RANGE with Range 31),
+         * and smmuv3_cmdq_consume() raises CERROR_ILL for it.
+         */
         return SMMU_CMDQ_CLASS_CFGI;
     case SMMU_CMD_TLBI_NH_VA:
     case SMMU_CMD_TLBI_NH_VAA:
@@ -124,7 +144,7 @@ static bool cmdq_fetch(SMMUv3State *s, uint32_t words[4])
         return true;
     }
     /* Visible commands from CONS, up to the end of the ring */
-    n = MIN(cmdq_pending(q), SMMU_CMDQ_FETCH_AHEAD);
+    n = MIN(cmdq_visible(q), SMMU_CMDQ_FETCH_AHEAD);
     n = MIN(n, size - Q_CONS(q));
     e->fetch_n = 0;
     if (!n) {
@@ -171,7 +191,7 @@ static void cmdq_start_head(SMMUv3State *s, int64_t start)
     e->head_start = start;
     e->head_due = smmu_cmdq_retire_time(start, e->head_cost);
     e->busy = true;
-    trace_smmuv3_engine_start(e->head.opcode, Q_CONS(q), cmdq_pending(q),
+    trace_smmuv3_engine_start(e->head.opcode, Q_CONS(q), cmdq_visible(q),
                               e->head_start, e->head_due);
 }
 
@@ -182,14 +202,17 @@ static void cmdq_start_head(SMMUv3State *s, int64_t start)
  * reserved CS=0b11 included: the same test here.  The retirement has no
  * effect elsewhere (no translation, interrupt or memory write), so it is
  * applied at the next look (a register access, the counters, migration) at
- * exactly its due time, without a timer.
+ * exactly its due time, without a timer.  Not when the guest moved CONS
+ * under it: then the head is abandoned at its due time, and whatever is
+ * at the new CONS starts then, which may signal.
  */
 static bool cmdq_head_silent(SMMUv3State *s)
 {
     SMMUv3CmdqEngine *e = &s->cmdq_engine;
+    SMMUQueue *q = &s->cmdq;
 
     if (!e->head_fetched || e->head.cls != SMMU_CMDQ_CLASS_SYNC ||
-        cmdq_pending(&s->cmdq) != 1) {
+        cmdq_pos(q, q->cons) != e->head_cons || cmdq_visible(q) != 1) {
         return false;
     }
     return !(CMD_SYNC_CS(cmdq_head_cmd(e)) & CMD_SYNC_SIG_IRQ);
@@ -255,13 +278,16 @@ static void cmdq_advance(SMMUv3State *s, int64_t now)
 
         if (before != e->head_cons) {
             /*
-             * The guest moved CONS under us: restart from the new head,
-             * if PROD has passed it; otherwise go idle until a PROD write
-             * publishes it (then a full cost from that write).
+             * The guest moved CONS under us (smmuv3_cmdq_cons_written()):
+             * restart from the new head, if PROD has passed it; otherwise
+             * (CONS at or past PROD) go idle until a PROD write publishes
+             * it (then a full cost from that write).
              */
+            uint32_t visible = cmdq_visible(q);
+
             e->fetch_n = 0;
-            smmu_cmdq_vis_sync(&e->vis, cmdq_pending(q), t, false);
-            if (smmuv3_q_empty(q)) {
+            smmu_cmdq_vis_sync(&e->vis, visible, t, false);
+            if (!visible) {
                 e->busy = false;
                 break;
             }
@@ -277,7 +303,7 @@ static void cmdq_advance(SMMUv3State *s, int64_t now)
         if (!e->head_lazy) {
             smmu_cmdq_stats_late(&e->stats, now - t);
         }
-        if (smmuv3_q_empty(q)) {
+        if (!cmdq_visible(q)) {
             e->busy = false;
             e->fetch_n = 0;
             break;
@@ -299,7 +325,7 @@ static void cmdq_after_load(SMMUv3State *s, int64_t now)
     SMMUv3CmdqEngine *e = &s->cmdq_engine;
 
     e->loaded = false;
-    smmu_cmdq_vis_sync(&e->vis, cmdq_pending(&s->cmdq), now, true);
+    smmu_cmdq_vis_sync(&e->vis, cmdq_visible(&s->cmdq), now, true);
 }
 
 /* Retire what is due now, from outside a register access */
@@ -391,9 +417,9 @@ void smmuv3_cmdq_kick(SMMUv3State *s)
         cmdq_stop(s);
         return;
     }
-    if (!e->busy && !smmuv3_q_empty(&s->cmdq)) {
+    if (!e->busy && cmdq_visible(&s->cmdq)) {
         /* CONS may have been written while idle: forget what it skipped */
-        smmu_cmdq_vis_sync(&e->vis, cmdq_pending(&s->cmdq), now, false);
+        smmu_cmdq_vis_sync(&e->vis, cmdq_visible(&s->cmdq), now, false);
         cmdq_start_head(s, now);
         if (e->head_due <= now) {
             /* Commands that cost nothing retire now */
@@ -401,6 +427,28 @@ void smmuv3_cmdq_kick(SMMUv3State *s)
         } else {
             cmdq_arm(s);
         }
+    }
+}
+
+/*
+ * PROD may have moved back: the guest retracted commands it had published,
+ * and may rewrite them before it publishes them again.  What was read
+ * ahead from a slot no longer visible is dropped, and the command in
+ * progress, if it is no longer visible, is abandoned at once: republished,
+ * it starts afresh from that PROD write, read anew.
+ */
+static void cmdq_prod_moved(SMMUv3State *s)
+{
+    SMMUv3CmdqEngine *e = &s->cmdq_engine;
+    SMMUQueue *q = &s->cmdq;
+    uint32_t visible = cmdq_visible(q);
+    uint32_t off = cmdq_pos(q, q->cons - e->fetch_pos);
+
+    /* fetch_buf[off] is the command at CONS, if the buffer holds it */
+    e->fetch_n = off < e->fetch_n ? MIN(e->fetch_n, off + visible) : 0;
+    if (e->busy && !visible && cmdq_pos(q, q->cons) == e->head_cons) {
+        e->busy = false;
+        cmdq_arm(s);
     }
 }
 
@@ -412,12 +460,13 @@ void smmuv3_cmdq_prod_written(SMMUv3State *s)
 
     e->stats.prod_writes++;
     if (e->timed) {
+        cmdq_prod_moved(s);
         /* The commands this write added became visible now */
-        smmu_cmdq_vis_sync(&e->vis, cmdq_pending(q), cmdq_access_now(e),
+        smmu_cmdq_vis_sync(&e->vis, cmdq_visible(q), cmdq_access_now(e),
                            true);
     }
     smmuv3_cmdq_kick(s);
-    pending = cmdq_pending(q);
+    pending = cmdq_visible(q);
     smmu_cmdq_stats_pending(&e->stats, pending);
     if (pending >= 1U << q->log2size) {
         e->stats.full++;
@@ -426,6 +475,31 @@ void smmuv3_cmdq_prod_written(SMMUv3State *s)
             trace_smmuv3_engine_full(q->prod, q->cons, cmdq_now());
         }
     }
+}
+
+/*
+ * The guest wrote CONS, which the architecture leaves to software not to
+ * do while the queue is enabled.  The command in progress is abandoned
+ * when it would have retired (cmdq_advance()), and what starts then may
+ * signal: decide again whether the timer is needed (cmdq_head_silent()).
+ * The visibility records follow CONS now: skipped commands are forgotten,
+ * and commands CONS moved back over count as visible from now.
+ */
+void smmuv3_cmdq_cons_written(SMMUv3State *s)
+{
+    SMMUv3CmdqEngine *e = &s->cmdq_engine;
+    uint32_t visible;
+
+    if (!e->timed || !e->busy) {
+        /* Idle, smmuv3_cmdq_kick() catches up when work starts */
+        return;
+    }
+    visible = cmdq_visible(&s->cmdq);
+    if (visible > e->vis.total) {
+        smmu_cmdq_vis_clear(&e->vis);
+    }
+    smmu_cmdq_vis_sync(&e->vis, visible, cmdq_access_now(e), false);
+    cmdq_arm(s);
 }
 
 void smmuv3_cmdq_cons_read(SMMUv3State *s)
@@ -603,10 +677,11 @@ static void smmuv3_cmdq_get_stats(Object *obj, Visitor *v, const char *name,
      * lazy head (cmdq_head_silent()), whose retirement nothing but CONS
      * and these counters can see: count it if it is due.
      */
-    if (timed && e->busy && e->head_lazy && e->head_due <= cmdq_now()) {
+    if (timed && e->busy && e->head_lazy && cmdq_head_silent(s) &&
+        e->head_due <= cmdq_now()) {
         cmdq_advance_outside_io(s);
     }
-    pending = cmdq_pending(&s->cmdq);
+    pending = cmdq_visible(&s->cmdq);
     late_mean = smmu_cmdq_stats_late_mean(st);
     msi_late_mean = st->msi_writes ?
                     st->msi_late_total_ns / st->msi_writes : 0;

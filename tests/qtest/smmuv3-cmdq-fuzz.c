@@ -11,7 +11,10 @@
  * sessions, CMD_SYNCs complete by MSI writes aimed at RAM, at the SMMU's
  * own registers, and at the registers of two PCI devices behind the SMMU
  * that DMA when written (an e1000e's transmit doorbell, an edu's DMA
- * engine); CONS and CMDQ_BASE are written while commands are in progress.
+ * engine), and so do the event queue and GERROR interrupts once their
+ * IRQ_CFG0 is aimed there, with the SMMU and its event queue enabled so
+ * that the devices' DMA records events; CONS and CMDQ_BASE are written
+ * while commands are in progress.
  *
  * Each session runs in a child process with its own QEMU (built with ASan
  * and UBSan, see docs/testing.md), so that a crash or hang is counted and
@@ -122,7 +125,7 @@ static const uint64_t dev_regs[] = {
     EDU_BAR + 0x08,         /* factorial */
 };
 
-/* Where a CMD_SYNC's MSI goes: RAM, the SMMU, a DMA device, anywhere */
+/* Where an MSI goes: RAM, the SMMU, a DMA device, anywhere */
 static uint64_t msi_target(Rng *r)
 {
     switch (below(r, 5)) {
@@ -285,6 +288,30 @@ static void write_while_busy(Session *s)
         put_cmds(s);
     }
 }
+/*
+ * The event queue and GERROR MSIs (msi=on): their IRQ_CFG0 aimed where a
+ * CMD_SYNC's may be, their interrupts enabled, and sometimes the SMMU and
+ * its event queue on, so that the devices' DMA records events (and a
+ * stream table anywhere makes sure it fails to translate)
+ */
+static void aim_irq_msis(Session *s)
+{
+    Rng *r = &s->rng;
+    QTestState *qts = s->qts;
+
+    qtest_writeq(qts, SMMU_BASE + (below(r, 2) ? 0x68 : 0xb0),
+                 below(r, 8) ? msi_target(r) : rnd(r));
+    qtest_writel(qts, SMMU_BASE + (below(r, 2) ? 0x70 : 0xb8), nasty(r));
+    qtest_writel(qts, SMMU_BASE + 0x50, below(r, 4) ? 0x5 : nasty(r));
+    if (below(r, 2)) {
+        qtest_writeq(qts, SMMU_BASE + 0xa0,
+                     (RAM_BASE + below(r, RAM_SIZE / 2)) | below(r, 8));
+        qtest_writeq(qts, SMMU_BASE + 0x80, RAM_BASE + below(r, RAM_SIZE));
+        qtest_writel(qts, SMMU_BASE + 0x88, below(r, 2) ? 5 : nasty(r));
+        qtest_writel(qts, SMMU_BASE + 0x20, (1 << 3) | (1 << 2) | 1);
+    }
+}
+
 static void one_op(Session *s)
 {
     Rng *r = &s->rng;
@@ -346,6 +373,9 @@ static void one_op(Session *s)
             setup_devices(s);
             setup_queue(s);
         }
+        break;
+    case 15:
+        aim_irq_msis(s);
         break;
     case 16:
         write_while_busy(s);

@@ -1968,6 +1968,409 @@ static void test_strtab_log2size_huge(void)
     qtest_quit(qts);
 }
 
+/*
+ * Issue 27, item 1: the guest moves CONS past PROD while a command is in
+ * progress (16 entries, PROD 1, CONS written to 3).  No ring state has
+ * CONS ahead of PROD: the slots from CONS on were never published, and
+ * nothing may run them, costed or not.  A PROD write that then passes
+ * CONS publishes the slot at CONS, which runs a full cost after it.
+ */
+static void check_cons_past_prod(bool timed)
+{
+    g_autofree char *props = g_strdup_printf(
+        "-global arm-smmuv3.cmdqs=4 -global arm-smmuv3.msi=on "
+        "-global arm-smmuv3.cmdq-cmd-ns=%d", timed ? 1000 : 0);
+    QTestState *qts = smmu_start(props);
+    uint32_t i;
+
+    qtest_memset(qts, MSI_ADDR, 0xff, 64);
+    cmdq_setup(qts, 4);
+    put_cmd(qts, 4, 0, cmd_op(OP_TLBI_NH_ALL));
+    for (i = 1; i < 16; i++) {
+        put_cmd(qts, 4, i, cmd_sync_msi(MSI_ADDR + 4 * i, 0x100 + i));
+    }
+    wr(qts, R_CMDQ_PROD, 1);
+    qtest_clock_step(qts, 100);
+    wr(qts, R_CMDQ_CONS, 3);
+    qtest_clock_step(qts, 20000);
+    for (i = 1; i < 16; i++) {
+        g_assert_cmphex(qtest_readl(qts, MSI_ADDR + 4 * i), ==, 0xffffffff);
+    }
+    g_assert_cmphex(cons(qts), ==, 3);
+    g_assert_cmpint(get_stat(qts, "msi-writes"), ==, 0);
+    /* the TLBI ran at cost 0; costed, it was abandoned unexecuted */
+    g_assert_cmpint(get_stat(qts, "retired"), ==, timed ? 0 : 1);
+
+    wr(qts, R_CMDQ_PROD, 4);
+    if (timed) {
+        qtest_clock_step(qts, 999);
+        g_assert_cmphex(qtest_readl(qts, MSI_ADDR + 12), ==, 0xffffffff);
+        qtest_clock_step(qts, 1);
+    }
+    g_assert_cmphex(qtest_readl(qts, MSI_ADDR + 12), ==, 0x103);
+    qtest_clock_step(qts, 20000);
+    for (i = 1; i < 16; i++) {
+        g_assert_cmphex(qtest_readl(qts, MSI_ADDR + 4 * i), ==,
+                        i == 3 ? 0x103 : 0xffffffff);
+    }
+    g_assert_cmphex(cons(qts), ==, 4);
+    g_assert_cmpint(get_stat(qts, "msi-writes"), ==, 1);
+    g_assert_cmpint(get_stat(qts, "max-sync-wait-ns"), ==, timed ? 1000 : 0);
+    qtest_quit(qts);
+}
+
+static void test_cons_past_prod(void)
+{
+    check_cons_past_prod(false);
+    check_cons_past_prod(true);
+}
+
+/*
+ * Issue 27, item 2: a CONS write that makes an MSI CMD_SYNC the command
+ * to run next, while the command in progress is a silent CMD_SYNC
+ * (retired at the next look, without a timer).  The MSI CMD_SYNC must
+ * be performed by the timer at its due time, and a counter read must
+ * never perform it: it writes guest memory.
+ *
+ * cons-back: slot 0 an MSI CMD_SYNC (retired, data 0xa), slot 1 a silent
+ * CMD_SYNC in progress; the guest rewrites slot 0 (data 0xb) and moves
+ * CONS back to it.  Slot 1 is abandoned at its due time (2000), slot 0
+ * runs again from then and writes 0xb at 3000.
+ */
+static void test_lazy_cons_back(void)
+{
+    QTestState *qts = smmu_start("-global arm-smmuv3.cmdqs=4 "
+                                 "-global arm-smmuv3.msi=on "
+                                 "-global arm-smmuv3.cmdq-cmd-ns=1000");
+    uint32_t mem;
+
+    qtest_writel(qts, MSI_ADDR, 0xffffffff);
+    cmdq_setup(qts, 4);
+    put_cmd(qts, 4, 0, cmd_sync_msi(MSI_ADDR, 0xa));
+    put_cmd(qts, 4, 1, cmd_op(OP_SYNC));
+    wr(qts, R_CMDQ_PROD, 2);
+    qtest_clock_step(qts, 1000);
+    g_assert_cmphex(qtest_readl(qts, MSI_ADDR), ==, 0xa);
+    qtest_clock_step(qts, 500);
+    put_cmd(qts, 4, 0, cmd_sync_msi(MSI_ADDR, 0xb));
+    wr(qts, R_CMDQ_CONS, 0);
+    /* no register access from here */
+    qtest_clock_step(qts, 1499);
+    g_assert_cmphex(qtest_readl(qts, MSI_ADDR), ==, 0xa);
+    qtest_clock_step(qts, 1);
+    mem = qtest_readl(qts, MSI_ADDR);
+    get_stat(qts, "retired");
+    g_assert_cmphex(qtest_readl(qts, MSI_ADDR), ==, mem);  /* read only */
+    g_assert_cmphex(mem, ==, 0xb);                          /* by the timer */
+    g_assert_cmpint(get_stat(qts, "msi-late-max-ns"), ==, 0);
+    g_assert_cmphex(cons(qts), ==, 1);
+    retires_in(qts, 1000, 1, 2);
+    /* both count as visible from the CONS write at 1500 */
+    g_assert_cmpint(get_stat(qts, "max-sync-wait-ns"), ==, 2500);
+    g_assert_cmpint(get_stat(qts, "retired"), ==, 3);
+    qtest_quit(qts);
+}
+
+/*
+ * cons-skip: slot 0 a silent CMD_SYNC in progress (due 1000); the guest
+ * moves CONS past it, writes an MSI CMD_SYNC into slot 1 and publishes
+ * it.  Slot 0 is abandoned at 1000, slot 1 runs from then: its MSI lands
+ * at 2000 by the timer.
+ */
+static void test_lazy_cons_skip(void)
+{
+    QTestState *qts = smmu_start("-global arm-smmuv3.cmdqs=4 "
+                                 "-global arm-smmuv3.msi=on "
+                                 "-global arm-smmuv3.cmdq-cmd-ns=1000");
+    uint32_t mem;
+
+    qtest_writel(qts, MSI_ADDR, 0xffffffff);
+    cmdq_setup(qts, 4);
+    put_cmd(qts, 4, 0, cmd_op(OP_SYNC));
+    wr(qts, R_CMDQ_PROD, 1);
+    qtest_clock_step(qts, 100);
+    wr(qts, R_CMDQ_CONS, 1);
+    put_cmd(qts, 4, 1, cmd_sync_msi(MSI_ADDR, 0xc));
+    wr(qts, R_CMDQ_PROD, 2);
+    qtest_clock_step(qts, 1899);
+    g_assert_cmphex(qtest_readl(qts, MSI_ADDR), ==, 0xffffffff);
+    qtest_clock_step(qts, 1);
+    mem = qtest_readl(qts, MSI_ADDR);
+    get_stat(qts, "retired");
+    g_assert_cmphex(qtest_readl(qts, MSI_ADDR), ==, mem);  /* read only */
+    g_assert_cmphex(mem, ==, 0xc);                          /* by the timer */
+    g_assert_cmphex(cons(qts), ==, 2);
+    g_assert_cmpint(get_stat(qts, "retired"), ==, 1);
+    /* visible from its PROD write at 100 */
+    g_assert_cmpint(get_stat(qts, "max-sync-wait-ns"), ==, 1900);
+    qtest_quit(qts);
+}
+
+/*
+ * Issue 27, item 3: the guest moves PROD back while busy, rewrites the
+ * slots it retracted and publishes them again.  What runs is what it
+ * published last (MSI data 0xbbbb), not a copy read before the
+ * retraction (0xaaaa).
+ *
+ * read-ahead: slot 0 (a TLBI) in progress, slot 1 retracted, rewritten
+ * and republished; it runs when slot 0 retires, as published last.
+ * head: slot 0 itself retracted: its work stops; republished, it runs
+ * afresh, a full cost after its new PROD write.
+ */
+static void test_prod_back_busy(void)
+{
+    QTestState *qts = smmu_start("-global arm-smmuv3.cmdqs=4 "
+                                 "-global arm-smmuv3.msi=on "
+                                 "-global arm-smmuv3.cmdq-cmd-ns=1000");
+
+    qtest_writel(qts, MSI_ADDR, 0xffffffff);
+    cmdq_setup(qts, 4);
+    put_cmd(qts, 4, 0, cmd_op(OP_TLBI_NH_ALL));
+    put_cmd(qts, 4, 1, cmd_sync_msi(MSI_ADDR, 0xaaaa));
+    wr(qts, R_CMDQ_PROD, 2);
+    qtest_clock_step(qts, 100);
+    wr(qts, R_CMDQ_PROD, 1);
+    put_cmd(qts, 4, 1, cmd_sync_msi(MSI_ADDR, 0xbbbb));
+    qtest_clock_step(qts, 100);
+    wr(qts, R_CMDQ_PROD, 2);
+    qtest_clock_step(qts, 1799);
+    g_assert_cmphex(qtest_readl(qts, MSI_ADDR), ==, 0xffffffff);
+    qtest_clock_step(qts, 1);
+    g_assert_cmphex(qtest_readl(qts, MSI_ADDR), ==, 0xbbbb);
+    g_assert_cmphex(cons(qts), ==, 2);
+    qtest_quit(qts);
+
+    qts = smmu_start("-global arm-smmuv3.cmdqs=4 -global arm-smmuv3.msi=on "
+                     "-global arm-smmuv3.cmdq-cmd-ns=1000");
+    qtest_writel(qts, MSI_ADDR, 0xffffffff);
+    cmdq_setup(qts, 4);
+    put_cmd(qts, 4, 0, cmd_sync_msi(MSI_ADDR, 0xaaaa));
+    wr(qts, R_CMDQ_PROD, 1);
+    qtest_clock_step(qts, 100);
+    wr(qts, R_CMDQ_PROD, 0);
+    put_cmd(qts, 4, 0, cmd_sync_msi(MSI_ADDR, 0xbbbb));
+    qtest_clock_step(qts, 100);
+    wr(qts, R_CMDQ_PROD, 1);
+    qtest_clock_step(qts, 999);
+    g_assert_cmphex(qtest_readl(qts, MSI_ADDR), ==, 0xffffffff);
+    qtest_clock_step(qts, 1);
+    g_assert_cmphex(qtest_readl(qts, MSI_ADDR), ==, 0xbbbb);
+    g_assert_cmphex(cons(qts), ==, 1);
+    g_assert_cmpint(get_stat(qts, "retired"), ==, 1);
+    g_assert_cmpint(get_stat(qts, "msi-writes"), ==, 1);
+    qtest_quit(qts);
+}
+
+/*
+ * Issue 27, item 4: with IDR0.MSI, the GERROR and event queue interrupts
+ * are MSIs too once their IRQ_CFG0.ADDR is not 0: IRQ_CFG1 (data) is
+ * written to IRQ_CFG0.ADDR, and the wired interrupt stays quiet.  An
+ * aborted write activates GERROR.MSI_GERROR_ABT_ERR or
+ * MSI_EVENTQ_ABT_ERR.  With msi=off, or ADDR 0, the wired interrupt.
+ */
+#define R_IRQ_CTRL          0x50
+#define R_GERROR_IRQ_CFG0   0x68
+#define R_GERROR_IRQ_CFG1   0x70
+#define R_EVENTQ_IRQ_CFG0   0xb0
+#define R_EVENTQ_IRQ_CFG1   0xb8
+#define R_EVENTQ_PROD       0x100a8
+#define R_EVENTQ_CONS       0x100ac
+#define IRQ_CTRL_GERROR     (1U << 0)
+#define IRQ_CTRL_EVENTQ     (1U << 2)
+#define CR0_EVENTQEN        (1U << 2)
+#define GERROR_MSI_EVENTQ_ABT_ERR (1U << 5)
+#define GERROR_MSI_GERROR_ABT_ERR (1U << 7)
+#define SMMU_IRQ_EVTQ       (32 + 74 + 0)
+#define SMMU_IRQ_GERROR     (32 + 74 + 3)
+#define EVTQ_ADDR           (QUEUE_ADDR + 0x20000)
+#define MSI_UNMAPPED        (1ULL << 51)
+
+static void check_gerror_msi(bool msi, bool timed)
+{
+    g_autofree char *props = g_strdup_printf(
+        "-M virt,iommu=smmuv3,gic-version=2 -display none -nic none "
+        "-global arm-smmuv3.cmdqs=8 -global arm-smmuv3.msi=%s "
+        "-global arm-smmuv3.cmdq-cmd-ns=%d", msi ? "on" : "off",
+        timed ? 1000 : 0);
+    QTestState *qts = qtest_init(props);
+    uint32_t gerror;
+
+    gic_edge(qts, SMMU_IRQ_GERROR);
+    qtest_writel(qts, MSI_ADDR, 0xffffffff);
+    qtest_writeq(qts, SMMU_BASE + R_GERROR_IRQ_CFG0, MSI_ADDR);
+    wr(qts, R_GERROR_IRQ_CFG1, 0x6e6e);
+    wr(qts, R_IRQ_CTRL, IRQ_CTRL_GERROR);
+    cmdq_setup(qts, 8);
+    put_cmd(qts, 8, 0, cmd_op(OP_ILLEGAL));
+    wr(qts, R_CMDQ_PROD, 1);
+    if (timed) {
+        qtest_clock_step(qts, 999);
+        g_assert_cmphex(qtest_readl(qts, MSI_ADDR), ==, 0xffffffff);
+        g_assert_false(gic_pending(qts, SMMU_IRQ_GERROR));
+        qtest_clock_step(qts, 1);
+    }
+    /* by the timer, or inside the PROD write at cost 0 */
+    g_assert_cmphex(qtest_readl(qts, MSI_ADDR), ==, msi ? 0x6e6e : 0xffffffff);
+    g_assert(gic_pending(qts, SMMU_IRQ_GERROR) == !msi);
+    gerror = rd(qts, R_GERROR);
+    g_assert_cmphex(gerror ^ rd(qts, R_GERRORN), ==, GERROR_CMDQ_ERR);
+    if (!msi) {
+        qtest_quit(qts);
+        return;
+    }
+
+    /* an aborted GERROR MSI: MSI_GERROR_ABT_ERR, and no further interrupt */
+    qtest_writeq(qts, SMMU_BASE + R_GERROR_IRQ_CFG0, MSI_UNMAPPED);
+    wr(qts, R_GERRORN, gerror);
+    qtest_clock_step(qts, 1000);
+    g_assert_cmphex(rd(qts, R_GERROR) ^ rd(qts, R_GERRORN), ==,
+                    GERROR_CMDQ_ERR | GERROR_MSI_GERROR_ABT_ERR);
+    g_assert_false(gic_pending(qts, SMMU_IRQ_GERROR));
+
+    /* ADDR 0: the wired interrupt */
+    gerror = rd(qts, R_GERROR);
+    qtest_writeq(qts, SMMU_BASE + R_GERROR_IRQ_CFG0, 0);
+    wr(qts, R_GERRORN, gerror);
+    qtest_clock_step(qts, 1000);
+    g_assert_true(gic_pending(qts, SMMU_IRQ_GERROR));
+    qtest_quit(qts);
+}
+
+static void test_msi_gerror(void)
+{
+    check_gerror_msi(false, false);
+    check_gerror_msi(true, false);
+    check_gerror_msi(true, true);
+}
+
+/*
+ * A DMA through an IOVA with no page makes the edu's translation fail:
+ * the SMMU records an event (F_TRANSLATION), and its event queue
+ * interrupt is an MSI.
+ */
+static void check_eventq_msi(bool msi)
+{
+    g_autofree char *props = g_strdup_printf(
+        "-global arm-smmuv3.cmdqs=8 -global arm-smmuv3.msi=%s "
+        "-global arm-smmuv3.cmdq-cmd-ns=1000", msi ? "on" : "off");
+    QTestState *qts = e2e_start(props);
+    uint64_t hole = 0x100000;
+
+    e2e_setup(qts);
+    gic_edge(qts, SMMU_IRQ_EVTQ);
+    gic_edge(qts, SMMU_IRQ_GERROR);
+    qtest_memset(qts, MSI_ADDR, 0xff, 16);
+    qtest_writeq(qts, SMMU_BASE + R_EVENTQ_BASE, EVTQ_ADDR | 4);
+    wr(qts, R_EVENTQ_PROD, 0);
+    wr(qts, R_EVENTQ_CONS, 0);
+    qtest_writeq(qts, SMMU_BASE + R_EVENTQ_IRQ_CFG0, MSI_ADDR);
+    wr(qts, R_EVENTQ_IRQ_CFG1, 0xe7e7);
+    qtest_writeq(qts, SMMU_BASE + R_GERROR_IRQ_CFG0, MSI_ADDR + 4);
+    wr(qts, R_GERROR_IRQ_CFG1, 0x6e6e);
+    wr(qts, R_IRQ_CTRL, IRQ_CTRL_EVENTQ | IRQ_CTRL_GERROR);
+    wr(qts, R_CR0, CR0_SMMUEN | CR0_CMDQEN | CR0_EVENTQEN);
+
+    edu_dma(qts, hole, 0x40000, false);
+    qtest_clock_step(qts, 101000000);
+    g_assert_cmphex(rd(qts, R_EVENTQ_PROD), ==, 1);
+    g_assert_cmphex(qtest_readl(qts, MSI_ADDR), ==, msi ? 0xe7e7 : 0xffffffff);
+    g_assert(gic_pending(qts, SMMU_IRQ_EVTQ) == !msi);
+    if (!msi) {
+        qtest_quit(qts);
+        return;
+    }
+
+    /* aborted: MSI_EVENTQ_ABT_ERR, signalled by the GERROR MSI */
+    qtest_writeq(qts, SMMU_BASE + R_EVENTQ_IRQ_CFG0, MSI_UNMAPPED);
+    edu_dma(qts, hole, 0x40000, false);
+    qtest_clock_step(qts, 101000000);
+    g_assert_cmphex(rd(qts, R_EVENTQ_PROD), ==, 2);
+    g_assert_cmphex(rd(qts, R_GERROR) ^ rd(qts, R_GERRORN), ==,
+                    GERROR_MSI_EVENTQ_ABT_ERR);
+    g_assert_cmphex(qtest_readl(qts, MSI_ADDR + 4), ==, 0x6e6e);
+    g_assert_false(gic_pending(qts, SMMU_IRQ_EVTQ));
+    g_assert_false(gic_pending(qts, SMMU_IRQ_GERROR));
+    qtest_quit(qts);
+}
+
+static void test_msi_eventq(void)
+{
+    check_eventq_msi(false);
+    check_eventq_msi(true);
+}
+
+/*
+ * Issue 27, item 5: a CMD_SYNC completes with CONS past it, then
+ * signals: whoever sees its MSI must find CONS past the CMD_SYNC.  The
+ * MSI's trace event records CONS at the moment of the write.
+ */
+static void check_msi_cons_first(bool timed)
+{
+    g_autofree char *log = g_strdup_printf("%s/smmuv3-cmdq-msi-%d.log",
+                                           g_get_tmp_dir(), getpid());
+    g_autofree char *props = g_strdup_printf(
+        "-global arm-smmuv3.cmdqs=8 -global arm-smmuv3.msi=on "
+        "-global arm-smmuv3.cmdq-cmd-ns=%d -trace smmuv3_cmd_sync_msi -D %s",
+        timed ? 1000 : 0, log);
+    g_autofree char *text = NULL;
+    QTestState *qts = smmu_start(props);
+
+    cmdq_setup(qts, 8);
+    put_cmd(qts, 8, 0, cmd_op(OP_TLBI_NH_ALL));
+    put_cmd(qts, 8, 1, cmd_sync_msi(MSI_ADDR, 0x5a));
+    wr(qts, R_CMDQ_PROD, 2);
+    qtest_clock_step(qts, 2000);
+    g_assert_cmphex(qtest_readl(qts, MSI_ADDR), ==, 0x5a);
+    g_assert_cmphex(cons(qts), ==, 2);
+    qtest_quit(qts);
+    g_assert_true(g_file_get_contents(log, &text, NULL, NULL));
+    unlink(log);
+    g_assert_nonnull(strstr(text, "smmuv3_cmd_sync_msi "));
+    g_assert_nonnull(strstr(text, "smmuv3_cmd_sync_msi cons=0x2 "));
+}
+
+static void test_msi_cons_first(void)
+{
+    check_msi_cons_first(false);
+    check_msi_cons_first(true);
+}
+
+/*
+ * Issue 27, item 6: opcode 0x07 is no command (the architecture's
+ * CMD_CFGI_ALL is CFGI_STE_RANGE, 0x04, with Range 31).  Upstream raises
+ * CERROR_ILL for it, and so does the model, costing it as any illegal
+ * command: cmdq-cmd-ns, not cmdq-cfgi-ns.
+ */
+static void check_opcode_07(QTestState *qts, int64_t ns)
+{
+    cmdq_setup(qts, 8);
+    put_cmd(qts, 8, 0, cmd_op(0x07));
+    put_cmd(qts, 8, 1, cmd_op(OP_SYNC));
+    wr(qts, R_CMDQ_PROD, 2);
+    if (ns) {
+        qtest_clock_step(qts, ns - 1);
+        g_assert_cmphex(rd(qts, R_GERROR) & GERROR_CMDQ_ERR, ==, 0);
+        qtest_clock_step(qts, 1);
+    }
+    g_assert_cmphex(rd(qts, R_GERROR) & GERROR_CMDQ_ERR, ==, GERROR_CMDQ_ERR);
+    g_assert_cmphex(cons(qts), ==, CONS_ERR(CERROR_ILL) | 0);
+    qtest_quit(qts);
+}
+
+static void test_opcode_07(void)
+{
+    if (g_getenv("SMMULAB_QEMU_UPSTREAM")) {
+        check_opcode_07(qtest_init_with_env("SMMULAB_QEMU_UPSTREAM",
+                                            "-M virt,iommu=smmuv3 "
+                                            "-display none -nic none", true),
+                        0);
+    }
+    check_opcode_07(smmu_start("-global arm-smmuv3.cmdqs=8"), 0);
+    check_opcode_07(smmu_start("-global arm-smmuv3.cmdqs=8 "
+                               "-global arm-smmuv3.cmdq-cmd-ns=100 "
+                               "-global arm-smmuv3.cmdq-cfgi-ns=1000"), 100);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -2019,5 +2422,13 @@ int main(int argc, char **argv)
                    test_migration_counters);
     qtest_add_func("/smmuv3-cmdq/migration/upstream-compat",
                    test_migration_upstream);
+    qtest_add_func("/smmuv3-cmdq/cons-write-past-prod", test_cons_past_prod);
+    qtest_add_func("/smmuv3-cmdq/lazy-sync/cons-back", test_lazy_cons_back);
+    qtest_add_func("/smmuv3-cmdq/lazy-sync/cons-skip", test_lazy_cons_skip);
+    qtest_add_func("/smmuv3-cmdq/prod-back-busy", test_prod_back_busy);
+    qtest_add_func("/smmuv3-cmdq/msi/gerror", test_msi_gerror);
+    qtest_add_func("/smmuv3-cmdq/msi/eventq", test_msi_eventq);
+    qtest_add_func("/smmuv3-cmdq/msi/cons-first", test_msi_cons_first);
+    qtest_add_func("/smmuv3-cmdq/opcode-0x07", test_opcode_07);
     return g_test_run();
 }
