@@ -21,7 +21,7 @@
 #include "abtest.h"
 
 /* Simulations behind the Mann-Whitney power figures */
-#define MWU_POWER_SIMS 2000
+#define MWU_POWER_SIMS SMMULAB_POWER_DRAWS
 /* Work (cells x elements) up to which the rank-sum count is exact */
 #define MWU_EXACT_WORK 1.2e9
 /*
@@ -30,7 +30,7 @@
  */
 #define WSR_EXACT_MAX 1000
 /* Simulations behind the signed-rank power figures */
-#define WSR_POWER_SIMS 4000
+#define WSR_POWER_SIMS SMMULAB_POWER_DRAWS
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -140,80 +140,432 @@ static int cmp_ranked(const void *a, const void *b)
 }
 
 /*
- * Doubled mid-ranks (so that they are integers) of the pooled sample, in
- * pooled order; the tie term sum(t^3 - t) for the normal approximation.
+ * The Mann-Whitney test, counted as U rather than as the rank sum: in the
+ * pooled order each of the k counted values (the smaller group's; the
+ * two-sided test is the same either way round) scores the m others below
+ * it, and half of those tied with it.  2U is an integer in 0..2km, the
+ * mid-rank sum less its least value (2U = 2W - k(k + 1)), on a narrower
+ * range.  Under the null every choice of the k among the pooled values is
+ * equally likely, and only the order of the values matters, and in it only
+ * the sizes of the tie blocks: the "shape" of the pooled sample.
  */
-static long *doubled_ranks(const double *a, size_t na, const double *b,
-                           size_t nb, double *tie_sum)
+
+/* Whether na + nb is small enough for the exact count (work ~ n k n^2) */
+static bool mwu_exact_sizes(size_t na, size_t nb)
 {
-    size_t n = na + nb, i, j;
-    Ranked *r = malloc(n * sizeof(*r));
-    long *rank = malloc(n * sizeof(*rank));
+    size_t n = na + nb, k = na <= nb ? na : nb;
 
-    for (i = 0; i < n; i++) {
-        r[i].v = i < na ? a[i] : b[i - na];
-        r[i].i = i;
-    }
-    qsort(r, n, sizeof(*r), cmp_ranked);
-    *tie_sum = 0;
-    for (i = 0; i < n; i = j) {
-        double t;
+    return (double)n * (k + 1) * ((double)n * (n + 1) + 1) <= MWU_EXACT_WORK;
+}
 
-        for (j = i + 1; j < n && r[j].v == r[i].v; j++) {
-            /* same value */
-        }
-        t = j - i;
-        *tie_sum += t * t * t - t;
-        for (size_t k = i; k < j; k++) {
-            rank[r[k].i] = (long)(i + 1 + j);  /* 2 x mid-rank */
-        }
+/* C(n, k), its rounding kept below a double's (a long double product) */
+static double choose(size_t n, size_t k)
+{
+    long double c = 1;
+    size_t i;
+
+    if (k > n - k) {
+        k = n - k;
     }
-    free(r);
-    return rank;
+    for (i = 1; i <= k; i++) {
+        c = c * (n - k + i) / i;
+    }
+    return (double)c;
 }
 
 /*
- * The number of ways to pick @k of the @n (integer) scores @r, by the sum
- * of the scores picked: counts[s] for s = 0..sum(r).  Counts are doubles:
- * exact up to 2^53, then relative error ~1e-16 per addition.
+ * The inner loops of the counts below: @to[s] += @mult @from[s], s =
+ * 0..@n - 1, the two never overlapping.  GCC's -O2 vectorizes only loops
+ * that need no check or remainder; these need one (their lengths vary),
+ * and vectorized they run about twice as fast.  Each element is added on
+ * its own, so the sums are the same to the last bit either way.
  */
-static double *subset_sum_counts(const long *r, size_t n, size_t k,
-                                 long *total)
+#if defined(__GNUC__) && !defined(__clang__)
+#define VECTORIZED \
+    __attribute__((optimize("tree-vectorize", "vect-cost-model=cheap")))
+#else
+#define VECTORIZED
+#endif
+
+VECTORIZED static void row_add(double *restrict to,
+                               const double *restrict from, long n)
 {
-    long tot = 0, sum = 0, s;
-    size_t i, j, width;
-    double *f, *out;
+    long s;
 
-    for (i = 0; i < n; i++) {
-        sum += r[i];
+    for (s = 0; s < n; s++) {
+        to[s] += from[s];
     }
-    width = sum + 1;
-    f = calloc((k + 1) * width, sizeof(*f));
-    f[0] = 1;
-    for (i = 0; i < n; i++) {
-        tot += r[i];
-        for (j = (i + 1 < k ? i + 1 : k); j >= 1; j--) {
-            double *to = f + j * width, *from = f + (j - 1) * width;
+}
 
-            for (s = tot; s >= r[i]; s--) {
-                to[s] += from[s - r[i]];
+VECTORIZED static void row_add_scaled(double *restrict to,
+                                      const double *restrict from, long n,
+                                      double mult)
+{
+    long s;
+
+    for (s = 0; s < n; s++) {
+        to[s] += mult * from[s];
+    }
+}
+
+/* C(t, x), x = 0..t, in @c */
+static void binom_row(size_t t, double *c)
+{
+    size_t x;
+
+    c[0] = 1;
+    for (x = 1; x <= t; x++) {
+        c[x] = c[x - 1] * (t - x + 1) / x;
+    }
+}
+
+/*
+ * The null distribution of 2U for the shape @t (@g tie blocks, in order,
+ * of k + m values), cumulative up to @x: out[s] counts the C(k + m, k)
+ * choices of the k whose 2U is at most s, s = 0..@x.  @reverse: the
+ * blocks taken from the top, so that out[s] counts 2km - 2U <= s.  By
+ * dynamic programming over the blocks, the state (j counted so far, 2U so
+ * far): a block of t values of which x are counted, after b values not
+ * counted, adds x (2b + t - x) in C(t, x) ways.  Sums only grow, so a cell
+ * up to @x draws on no cell above it: out[0..x] is the same to the last
+ * bit whatever @x, and a tail costs less the further out it lies.  Counts
+ * are doubles: exact up to 2^53, then relative error ~1e-16 per addition.
+ */
+static double *mwu_cum(const unsigned *t, size_t g, size_t k, size_t m,
+                       long x, bool reverse)
+{
+    size_t W = (size_t)x + 1, i = 0, bi, j, n = k + m;
+    double *f = calloc((k + 1) * W, sizeof(*f));
+    double *c = malloc((n + 1) * sizeof(*c)), *out, run = 0;
+    long *hi = malloc((k + 1) * sizeof(*hi)), s;
+
+    f[0] = 1;
+    hi[0] = 0;
+    for (j = 1; j <= k; j++) {
+        hi[j] = -1;
+    }
+    for (bi = 0; bi < g; bi++) {
+        size_t tt = t[reverse ? g - 1 - bi : bi];
+        size_t jn = i + tt < k ? i + tt : k;
+
+        binom_row(tt, c);
+        /* new row jn from old rows jn - xp: downwards, in place */
+        for (jn++; jn-- > 0;) {
+            size_t xp;
+
+            if (i + tt - jn > m) {
+                /* more than m not counted: no way on from here */
+                if (hi[jn] >= 0) {
+                    memset(f + jn * W, 0, (hi[jn] + 1) * sizeof(*f));
+                }
+                hi[jn] = -1;
+                continue;
+            }
+            for (xp = 1; xp <= tt && xp <= jn; xp++) {
+                size_t jo = jn - xp;
+                long add, top;
+                double *to, *from, mult = c[xp];
+
+                if (jo > i || hi[jo] < 0) {
+                    continue;
+                }
+                add = (long)xp * (long)(2 * (i - jo) + tt - xp);
+                if (add > x) {
+                    continue;
+                }
+                top = hi[jo] < x - add ? hi[jo] : x - add;
+                to = f + jn * W + add;
+                from = f + jo * W;
+                if (mult == 1) {
+                    row_add(to, from, top + 1);
+                } else {
+                    row_add_scaled(to, from, top + 1, mult);
+                }
+                if (top + add > hi[jn]) {
+                    hi[jn] = top + add;
+                }
             }
         }
+        i += tt;
     }
-    out = malloc(width * sizeof(*out));
-    memcpy(out, f + k * width, width * sizeof(*out));
+    out = malloc(W * sizeof(*out));
+    for (s = 0; s <= x; s++) {
+        run += f[k * W + s];
+        out[s] = run;
+    }
+    free(hi);
+    free(c);
     free(f);
-    *total = sum;
     return out;
+}
+
+/* A shape whose distribution is (partly) counted */
+typedef struct MwuShape {
+    uint64_t key;
+    size_t g;
+    unsigned *t;
+    bool palindrome;    /* the same from the top: rev is fwd */
+    double *fwd, *rev;  /* mwu_cum() up to xf, and reversed up to xr */
+    long xf, xr;
+} MwuShape;
+
+/*
+ * One comparison of @a and @b (sorted copies) and the distributions it
+ * has counted: the test at each shift of the interval's scan meets
+ * shapes again (without ties in the data, every shift between two
+ * differences has the untied one).
+ */
+typedef struct Mwu {
+    double *a, *b;
+    size_t na, nb, k, m;
+    bool a_counted;     /* k is a's size (na <= nb) */
+    bool exact;
+    double total;       /* C(k + m, k) */
+    unsigned *t;        /* room for a shape */
+    MwuShape *e;
+    size_t len, cap;
+} Mwu;
+
+static void mwu_init(Mwu *c, const double *a, size_t na, const double *b,
+                     size_t nb)
+{
+    memset(c, 0, sizeof(*c));
+    c->na = na;
+    c->nb = nb;
+    c->a_counted = na <= nb;
+    c->k = c->a_counted ? na : nb;
+    c->m = c->a_counted ? nb : na;
+    c->exact = mwu_exact_sizes(na, nb);
+    c->total = choose(na + nb, c->k);
+    c->a = malloc((na ? na : 1) * sizeof(*c->a));
+    c->b = malloc((nb ? nb : 1) * sizeof(*c->b));
+    memcpy(c->a, a, na * sizeof(*a));
+    memcpy(c->b, b, nb * sizeof(*b));
+    qsort(c->a, na, sizeof(*a), cmp_double);
+    qsort(c->b, nb, sizeof(*b), cmp_double);
+    c->t = malloc((na + nb + 1) * sizeof(*c->t));
+}
+
+static void mwu_free(Mwu *c)
+{
+    size_t i;
+
+    for (i = 0; i < c->len; i++) {
+        if (!c->e[i].palindrome) {
+            free(c->e[i].rev);
+        }
+        free(c->e[i].fwd);
+        free(c->e[i].t);
+    }
+    free(c->e);
+    free(c->t);
+    free(c->a);
+    free(c->b);
+}
+
+/*
+ * The pooled order of a + theta and b, theta given by (@w, @at): the pair
+ * (i, j) puts a_i + theta above b_j when its difference b_j - a_i is
+ * below @w, ties them when it equals @w and @at, and puts a_i + theta below
+ * b_j otherwise (@at false: theta just below @w; @w infinite: beyond every
+ * difference).  Compared through the differences, so that theta is never
+ * added to a value: at @w = 0, @at, this is a against b as they are.
+ * Fills c->t with the tie blocks' sizes and returns their number; *@u2:
+ * 2U of a; *@w2: the sum of floor(t^2 / 4) over the blocks (the most 2U
+ * can move when every tie is split), *@wm: the sum of ta tb over the
+ * blocks that tie ta of a with tb of b (the most 2U can move when those
+ * are split into a's and b's, mwu_accepts()); *@ties: sum t^3 - t.
+ */
+static size_t mwu_shape(Mwu *c, double w, bool at, long *u2, long *w2,
+                        long *wm, double *ties)
+{
+    const double *a = c->a, *b = c->b;
+    size_t i = 0, j = 0, g = 0, na = c->na, nb = c->nb;
+
+    *u2 = *w2 = *wm = 0;
+    *ties = 0;
+    while (i < na || j < nb) {
+        size_t ta = 0, tb = 0, tt;
+        int r;
+
+        if (i < na && j < nb) {
+            double d = b[j] - a[i];
+
+            r = d < w ? 1 : d > w || !at ? -1 : 0;
+        } else {
+            r = i < na ? -1 : 1;
+        }
+        if (r <= 0) {
+            for (ta = 1; i + ta < na && a[i + ta] == a[i]; ta++) {
+                /* tied in a */
+            }
+        }
+        if (r >= 0) {
+            for (tb = 1; j + tb < nb && b[j + tb] == b[j]; tb++) {
+                /* tied in b */
+            }
+        }
+        *u2 += (long)ta * (long)(2 * j + tb);
+        *wm += (long)(ta * tb);
+        i += ta;
+        j += tb;
+        tt = ta + tb;
+        c->t[g++] = tt;
+        *w2 += (long)(tt * tt / 4);
+        *ties += (double)tt * tt * tt - tt;
+    }
+    return g;
+}
+
+static uint64_t mwu_key(const unsigned *t, size_t g)
+{
+    uint64_t key = 0xcbf29ce484222325ULL ^ g;     /* FNV-1a */
+    size_t i;
+
+    for (i = 0; i < g; i++) {
+        key = (key ^ t[i]) * 0x100000001b3ULL;
+    }
+    return key;
+}
+
+/* The entry of shape @t (@g blocks) of key @key, NULL if none */
+static MwuShape *mwu_find(Mwu *c, const unsigned *t, size_t g, uint64_t key)
+{
+    size_t i;
+
+    for (i = 0; i < c->len; i++) {
+        MwuShape *e = &c->e[i];
+
+        if (e->key == key && e->g == g &&
+            !memcmp(e->t, t, g * sizeof(*t))) {
+            return e;
+        }
+    }
+    return NULL;
+}
+
+/* The entry of shape @t (@g blocks), made (nothing counted) if new */
+static MwuShape *mwu_entry(Mwu *c, const unsigned *t, size_t g)
+{
+    uint64_t key = mwu_key(t, g);
+    MwuShape *e = mwu_find(c, t, g, key);
+    size_t i;
+
+    if (e) {
+        return e;
+    }
+    if (c->len == c->cap) {
+        c->cap = c->cap ? 2 * c->cap : 8;
+        c->e = realloc(c->e, c->cap * sizeof(*c->e));
+    }
+    e = &c->e[c->len++];
+    memset(e, 0, sizeof(*e));
+    e->key = key;
+    e->g = g;
+    e->t = malloc((g ? g : 1) * sizeof(*t));
+    memcpy(e->t, t, g * sizeof(*t));
+    e->palindrome = true;
+    for (i = 0; i < g / 2 && e->palindrome; i++) {
+        e->palindrome = t[i] == t[g - 1 - i];
+    }
+    e->xf = e->xr = -1;
+    return e;
+}
+
+/* @e's distribution counted at least up to @x, from either end */
+static void mwu_cover(Mwu *c, MwuShape *e, long x)
+{
+    if (e->xf < x) {
+        free(e->fwd);
+        e->fwd = mwu_cum(e->t, e->g, c->k, c->m, x, false);
+        e->xf = x;
+    }
+    if (e->palindrome) {
+        e->rev = e->fwd;
+        e->xr = e->xf;
+    } else if (e->xr < x) {
+        free(e->rev);
+        e->rev = mwu_cum(e->t, e->g, c->k, c->m, x, true);
+        e->xr = x;
+    }
+}
+
+/*
+ * The exact two-sided p of the counted group's 2U = @obs2 under shape
+ * @t: P(|2U - km| >= |obs2 - km|), each tail counted from its own end
+ * (so tiny p-values keep their precision, and a shape's p is the same
+ * number whichever scan or test asks for it), capped at 1.
+ */
+static double mwu_exact_p(Mwu *c, const unsigned *t, size_t g, long obs2)
+{
+    long km = (long)(c->k * c->m), dev = labs(obs2 - km), x = km - dev;
+    MwuShape *e;
+    double p;
+
+    if (!dev) {
+        return 1;
+    }
+    e = mwu_entry(c, t, g);
+    mwu_cover(c, e, x);
+    p = (e->fwd[x] + e->rev[x]) / c->total;
+    return p > 1 ? 1 : p;
+}
+
+/* The same p from @e counted (at least) that far */
+static double mwu_entry_p(const Mwu *c, const MwuShape *e, long obs2)
+{
+    long km = (long)(c->k * c->m), dev = labs(obs2 - km), x = km - dev;
+    double p;
+
+    if (!dev) {
+        return 1;
+    }
+    p = (e->fwd[x] + e->rev[x]) / c->total;
+    return p > 1 ? 1 : p;
+}
+
+/* The normal approximation, tie- and continuity-corrected, past the limit */
+static double mwu_normal_p(const Mwu *c, long u2a, double ties)
+{
+    double n = c->na + c->nb, mu = c->na * (double)c->nb / 2;
+    double var = c->na * (double)c->nb / 12 * ((n + 1) - ties / (n * (n - 1)));
+    double z;
+
+    if (var <= 0) {
+        return 1;
+    }
+    z = (fabs(u2a / 2.0 - mu) - 0.5) / sqrt(var);
+    return z <= 0 ? 1 : erfc(z / sqrt(2));
+}
+
+/* The counted group's 2U from a's */
+static long mwu_counted(const Mwu *c, long u2a)
+{
+    return c->a_counted ? u2a : 2 * (long)(c->na * c->nb) - u2a;
+}
+
+/*
+ * The p of the test of a + theta against b, theta given as to
+ * mwu_shape(): the one computation behind the test and its interval.
+ */
+static double mwu_p_at(Mwu *c, double w, bool at, long *u2a)
+{
+    long w2, wm;
+    double ties;
+    size_t g = mwu_shape(c, w, at, u2a, &w2, &wm, &ties);
+
+    if (!c->exact) {
+        return mwu_normal_p(c, *u2a, ties);
+    }
+    return mwu_exact_p(c, c->t, g, mwu_counted(c, *u2a));
 }
 
 double smmulab_mann_whitney(const double *a, size_t na, const double *b,
                             size_t nb, double *u, bool *exact)
 {
-    size_t n = na + nb, i, k;
-    double tie_sum, p, uu;
-    long *rank, obs = 0, sum_all = 0;
-    const long *pick;
+    Mwu c;
+    long u2a;
+    double p;
 
     if (u) {
         *u = NAN;
@@ -224,144 +576,417 @@ double smmulab_mann_whitney(const double *a, size_t na, const double *b,
     if (!na || !nb) {
         return 1;
     }
-    rank = doubled_ranks(a, na, b, nb, &tie_sum);
-    for (i = 0; i < na; i++) {
-        obs += rank[i];
-    }
-    for (i = 0; i < n; i++) {
-        sum_all += rank[i];
-    }
-    uu = obs / 2.0 - na * (na + 1) / 2.0;
+    mwu_init(&c, a, na, b, nb);
+    p = mwu_p_at(&c, 0, true, &u2a);
     if (u) {
-        *u = uu;
+        *u = u2a / 2.0;
     }
-    /* Count subsets of the smaller group's size: the same test */
-    k = na <= nb ? na : nb;
-    pick = na <= nb ? rank : rank + na;
-    if (na > nb) {
-        obs = 0;
-        for (i = 0; i < nb; i++) {
-            obs += pick[i];
-        }
+    if (exact) {
+        *exact = c.exact;
     }
-    if ((double)n * (k + 1) * (sum_all + 1) <= MWU_EXACT_WORK) {
-        long mean2 = (long)k * (long)(n + 1), dev = labs(obs - mean2), s;
-        long width;
-        double *cnt = subset_sum_counts(rank, n, k, &width);
-        double hit = 0, total = 0;
-
-        for (s = 0; s <= width; s++) {
-            total += cnt[s];
-            if (labs(s - mean2) >= dev) {
-                hit += cnt[s];
-            }
-        }
-        free(cnt);
-        p = hit / total;
-    } else {
-        double mu = na * nb / 2.0;
-        double var = na * nb / 12.0 *
-                     ((n + 1) - tie_sum / ((double)n * (n - 1)));
-        double z;
-
-        if (exact) {
-            *exact = false;
-        }
-        if (var <= 0) {
-            p = 1;
-        } else {
-            z = (fabs(uu - mu) - 0.5) / sqrt(var);
-            p = z <= 0 ? 1 : erfc(z / sqrt(2));
-        }
-    }
-    free(rank);
-    return p > 1 ? 1 : p;
-}
-
-/* C(n, k) as a double, for counting arrangements */
-static double choose(size_t n, size_t k)
-{
-    double c = 1;
-    size_t i;
-
-    if (k > n - k) {
-        k = n - k;
-    }
-    for (i = 1; i <= k; i++) {
-        c = c * (n - k + i) / i;
-    }
-    return c;
+    mwu_free(&c);
+    return p;
 }
 
 double smmulab_mann_whitney_min_p(size_t na, size_t nb)
 {
+    double p;
+
     if (!na || !nb) {
         return 1;
     }
-    return 2 / choose(na + nb, na) > 1 ? 1 : 2 / choose(na + nb, na);
+    p = 2 / choose(na + nb, na);
+    return p > 1 ? 1 : p;
+}
+
+double smmulab_mann_whitney_min_p_data(const double *a, size_t na,
+                                       const double *b, size_t nb)
+{
+    Mwu c;
+    long u2a, w2, wm, lo = 0, hi, km, dev;
+    double ties, p;
+    size_t g, i, below = 0;
+
+    if (!na || !nb) {
+        return 1;
+    }
+    mwu_init(&c, a, na, b, nb);
+    g = mwu_shape(&c, 0, true, &u2a, &w2, &wm, &ties);
+    km = (long)(c.k * c.m);
+    /*
+     * The most extreme choices of the counted k: the k lowest values
+     * (2U = x (t - x) from the block the k-th falls in, x of its t
+     * counted) or the k highest
+     */
+    for (i = 0; i < g; below += c.t[i++]) {
+        if (below + c.t[i] >= c.k) {
+            lo = (long)(c.k - below) * (long)(below + c.t[i] - c.k);
+            break;
+        }
+    }
+    below = 0;
+    for (i = g; i-- > 0; below += c.t[i]) {
+        if (below + c.t[i] >= c.k) {
+            break;
+        }
+    }
+    hi = 2 * km - (long)(c.k - below) * (long)(below + c.t[i] - c.k);
+    dev = km - lo > hi - km ? km - lo : hi - km;
+    if (c.exact) {
+        p = mwu_exact_p(&c, c.t, g, km - dev);
+    } else {
+        /* the normal approximation at that U, a's or b's alike */
+        p = mwu_normal_p(&c, c.a_counted ? km - dev :
+                         2 * (long)(c.na * c.nb) - (km - dev), ties);
+    }
+    mwu_free(&c);
+    return p;
 }
 
 /*
  * The largest K with 2 P(U <= K - 1) < alpha, U the Mann-Whitney
- * statistic of na + nb runs without ties; 0 when even U = 0 is not
- * significant.  *@tail gets 2 P(U <= K - 1).  Exact (the rank-sum count)
- * while that is cheap, else from the normal approximation.
+ * statistic of na + nb values without ties (0 when even U = 0 is not
+ * significant), and 2 P(U <= K - 1) in *@tail, from the normal
+ * approximation with continuity correction (the test's past its limit)
  */
-static size_t mwu_critical(size_t na, size_t nb, double alpha, double *tail)
+static size_t mwu_critical_normal(size_t na, size_t nb, double alpha,
+                                  double *tail)
 {
-    size_t n = na + nb, k = na <= nb ? na : nb, K = 0, i;
-    double sum_all = (double)n * (n + 1) / 2;
+    double mu = na * (double)nb / 2;
+    double sd = sqrt(na * (double)nb * (na + nb + 1) / 12.0);
+    size_t K = 0;
 
     *tail = 0;
+    while (K < na * nb / 2 &&
+           smmulab_significant(erfc((mu - K - 0.5) / sd / sqrt(2)), alpha)) {
+        *tail = erfc((mu - K - 0.5) / sd / sqrt(2));
+        K++;
+    }
+    return K;
+}
+
+/*
+ * The same, exact, for every (i, j) up to (@na, @nb) at once (sizes the
+ * test counts exactly): the counts of U by the recurrence N(u; i, j) =
+ * N(u - j; i - 1, j) + N(u; i, j - 1) (the largest value is a's, above
+ * all j of b's, or b's), a row of i at a time, u only up to @cap (a cell
+ * up to it needs none above it).  @K_diag (if not NULL) gets K at (n,
+ * n), n = 0..min(na, nb); *@K and *@tail K at (na, nb) and 2 P(U <= K -
+ * 1).  False where the cap fell short of a K.  The test's p for untied
+ * data, compared with alpha by smmulab_significant().
+ */
+static bool mwu_critical_counts(size_t na, size_t nb, double alpha,
+                                size_t cap, size_t *K_diag, size_t *K,
+                                double *tail)
+{
+    size_t i, j, width = 0, *off;
+    double *prev, *cur;
+    bool enough = true;
+
+    /* row i: N(u; i, j) at off[j] + u, u = 0..min(i j, cap) */
+    off = malloc((nb + 1) * sizeof(*off));
+    for (j = 0; j <= nb; j++) {
+        off[j] = width;
+        width += (na * j < cap ? na * j : cap) + 1;
+    }
+    prev = calloc(width, sizeof(*prev));
+    cur = calloc(width, sizeof(*cur));
+    for (i = 0; i <= na; i++) {
+        for (j = 0; j <= nb; j++) {
+            double *c = cur + off[j];
+            size_t u, top = i * j < cap ? i * j : cap;
+
+            if (!i || !j) {
+                c[0] = 1;
+            } else {
+                const double *up = prev + off[j];
+                size_t lt = i * (j - 1) < cap ? i * (j - 1) : cap;
+
+                memcpy(c, cur + off[j - 1], (lt + 1) * sizeof(*c));
+                for (u = lt + 1; u <= top; u++) {
+                    c[u] = 0;
+                }
+                if (top >= j) {
+                    row_add(c + j, up, top - j + 1);
+                }
+            }
+            if ((K_diag && i == j) || (i == na && j == nb)) {
+                double total = choose(i + j, i), cum = 0, t = 0;
+                size_t k = 0;
+
+                /* grow k while 2 P(U <= k) stays below alpha */
+                while (i && j && k <= top) {
+                    double next = cum + c[k];
+
+                    if (!smmulab_significant(2 * next / total, alpha)) {
+                        break;
+                    }
+                    cum = next;
+                    t = 2 * cum / total;
+                    k++;
+                }
+                enough &= k <= top || top == i * j;
+                if (K_diag && i == j) {
+                    K_diag[i] = k;
+                }
+                if (i == na && j == nb) {
+                    *K = k;
+                    *tail = t;
+                }
+            }
+        }
+        {
+            double *sw = prev;
+
+            prev = cur;
+            cur = sw;
+        }
+    }
+    free(prev);
+    free(cur);
+    free(off);
+    return enough;
+}
+
+/*
+ * mwu_critical_counts() with u capped at 1 standard deviation below the
+ * mean (p = 0.3 there, far above any alpha: about a third of the work),
+ * or, where that falls short, uncapped
+ */
+static void mwu_critical_walk(size_t na, size_t nb, double alpha,
+                              size_t *K_diag, size_t *K, double *tail)
+{
+    double mu = na * (double)nb / 2;
+    double sd = sqrt(na * (double)nb * (na + nb + 1) / 12.0);
+    size_t cap = mu > sd ? (size_t)(mu - sd) : 0;
+
+    if (!mwu_critical_counts(na, nb, alpha, cap, K_diag, K, tail)) {
+        mwu_critical_counts(na, nb, alpha, na * nb, K_diag, K, tail);
+    }
+}
+
+static size_t mwu_critical(size_t na, size_t nb, double alpha, double *tail)
+{
+    size_t K;
+
     if (!na || !nb) {
+        *tail = 0;
         return 0;
     }
-    if ((double)n * (k + 1) * (sum_all + 1) <= MWU_EXACT_WORK) {
-        long *r = malloc(n * sizeof(*r)), width, base = k * (k + 1) / 2;
-        double *cnt, total = 0, cum = 0;
+    if (!mwu_exact_sizes(na, nb)) {
+        return mwu_critical_normal(na, nb, alpha, tail);
+    }
+    mwu_critical_walk(na, nb, alpha, NULL, &K, tail);
+    return K;
+}
+
+/*
+ * The untied shape's counts, *@ref (made on first use), up to at least
+ * @x; counted anew (the cells already counted come out the same) at
+ * least up to where a normal approximation puts the tail of p = 0.13,
+ * beyond the ends of any 95 % interval, so that a scan seldom counts it
+ * twice.  The entry is found again by its index: c->e may move.
+ */
+static MwuShape *mwu_untied_cover(Mwu *c, size_t *ref, long x)
+{
+    long km = (long)(c->k * c->m), guess;
+    size_t i, n = c->na + c->nb;
+    /* 2U's standard deviation, untied */
+    double sd = 2 * sqrt(c->k * (double)c->m * (n + 1) / 12);
+
+    if (*ref == SIZE_MAX) {
+        unsigned *t = malloc(n * sizeof(*t));
 
         for (i = 0; i < n; i++) {
-            r[i] = i + 1;
+            t[i] = 1;
         }
-        cnt = subset_sum_counts(r, n, k, &width);
-        for (long s = 0; s <= width; s++) {
-            total += cnt[s];
-        }
-        /* U = W - k(k+1)/2; grow K while 2 P(U <= K) stays below alpha */
-        for (;;) {
-            double next = cum + cnt[base + K];
+        *ref = mwu_entry(c, t, n) - c->e;
+        free(t);
+    }
+    if (c->e[*ref].xf < x) {
+        guess = km - (long)(1.5 * sd);
+        mwu_cover(c, &c->e[*ref], x > guess ? x : guess);
+    }
+    return &c->e[*ref];
+}
 
-            if (!smmulab_significant(2 * next / total, alpha)) {
-                break;
+/* Where a scan stands: what it counted, and what it can lean on */
+typedef struct MwuScan {
+    size_t ref;     /* the untied shape's entry (SIZE_MAX until needed) */
+    size_t last;    /* the shape last counted (SIZE_MAX: none yet) */
+    long drift;     /* the most 2U can have moved since, choice for choice */
+    long wm_prev;   /* the previous candidate's *wm (mwu_shape()) */
+} MwuScan;
+
+/*
+ * 2U's tails under a shape @e counted up to @x + @w at least, @w further
+ * out and in than @x = km - dev: *@up and *@low bound the p of a shape
+ * whose 2U lies within @w of @e's for every choice
+ */
+static void mwu_bounds(const Mwu *c, const MwuShape *e, long x, long w,
+                       double *up, double *low)
+{
+    long top = 2 * (long)(c->k * c->m);
+    long xu = x + w < top ? x + w : top, xl = x - w;
+
+    *up = (e->fwd[xu] + e->rev[xu]) / c->total;
+    *low = xl < 0 ? 0 : (e->fwd[xl] + e->rev[xl]) / c->total;
+}
+
+/*
+ * Whether the test of a + theta against b, theta given by (@w, @at), is
+ * not significant: the candidates of @s's scan, one after the other.
+ * Counting a shape's distribution costs a dynamic programme; most
+ * candidates are decided by bounds instead, from a shape already counted
+ * whose 2U, choice for choice (the same values counted), lies within a
+ * known distance of this one's:
+ *  - the shape counted last, @s->drift away: a step from one candidate
+ *    to the next ties (or unties) ta of a with tb of b in each block that
+ *    mixes them, which moves 2U by at most ta tb there (the @wm of the
+ *    candidate at the difference);
+ *  - the untied shape, counted once: splitting every block of t ties
+ *    moves 2U by at most floor(t^2 / 4), @w2 in all.
+ * Each tail then lies between the counted one that far in and that far
+ * out; only where those bounds fall on either side of alpha is the shape
+ * itself counted (a little further than it needs, for the bounds of the
+ * candidates after it).  The bounds are used only clear of alpha by far
+ * more than the rounding of either count.
+ */
+static bool mwu_accepts(Mwu *c, MwuScan *s, double w, bool at, double alpha)
+{
+    long u2a, w2, wm, km = (long)(c->k * c->m), obs2, dev, x, slack;
+    double ties, thr = alpha * (1 - 1e-9), up, low, p;
+    size_t g = mwu_shape(c, w, at, &u2a, &w2, &wm, &ties);
+    /* 2U's standard deviation without ties */
+    double sd2 = 2 * sqrt(c->k * (double)c->m * (c->na + c->nb + 1) / 12);
+    MwuShape *e;
+
+    if (!c->exact) {
+        return !smmulab_significant(mwu_normal_p(c, u2a, ties), alpha);
+    }
+    s->drift += at ? wm : s->wm_prev;
+    s->wm_prev = wm;
+    obs2 = mwu_counted(c, u2a);
+    dev = labs(obs2 - km);
+    x = km - dev;
+    if (!dev) {
+        return true;
+    }
+    /* a shape met before (without ties between a and b, the same at every
+       stretch between two differences while only singletons swap) */
+    e = mwu_find(c, c->t, g, mwu_key(c->t, g));
+    if (e && e->xf >= x && e->xr >= x) {
+        s->last = e - c->e;
+        s->drift = 0;
+        return !smmulab_significant(mwu_entry_p(c, e, obs2), alpha);
+    }
+    if (s->last != SIZE_MAX) {
+        e = &c->e[s->last];
+        if (e->xf >= x + s->drift && e->xr >= x + s->drift) {
+            mwu_bounds(c, e, x, s->drift, &up, &low);
+            if (up < thr * (1 - 1e-12)) {
+                return false;
             }
-            cum = next;
-            K++;
+            if (low > thr * (1 + 1e-12)) {
+                return true;
+            }
         }
-        *tail = 2 * cum / total;
-        free(cnt);
-        free(r);
-        return K;
     }
-    {
-        double mu = na * nb / 2.0, sd = sqrt(na * nb * (n + 1) / 12.0);
+    if (w2 > 0 && w2 < sd2) {
+        e = mwu_untied_cover(c, &s->ref, x + w2);
+        mwu_bounds(c, e, x, w2, &up, &low);
+        if (up < thr * (1 - 1e-12)) {
+            return false;
+        }
+        if (low > thr * (1 + 1e-12)) {
+            return true;
+        }
+    }
+    if (w2 > 0) {
+        /* further than it needs: candidates further in meet it again */
+        slack = 16 + (long)(sd2 / 8) + (2 * w2 < sd2 / 4 ? 2 * w2 : sd2 / 4);
+        e = mwu_entry(c, c->t, g);
+        mwu_cover(c, e, x + slack < 2 * km ? x + slack : 2 * km);
+    } else {
+        e = mwu_untied_cover(c, &s->ref, x);
+    }
+    p = mwu_entry_p(c, e, obs2);
+    s->last = e - c->e;
+    s->drift = 0;
+    return !smmulab_significant(p, alpha);
+}
 
-        /* U = K is significant: the continuity-corrected normal tail */
-        while (K < na * nb / 2 &&
-               smmulab_significant(erfc((mu - K - 0.5) / sd / sqrt(2)),
-                                   alpha)) {
-            *tail = erfc((mu - K - 0.5) / sd / sqrt(2));
-            K++;
-        }
-        return K;
+/*
+ * 2 P(U <= K - 1), K the largest with that below alpha, U without ties:
+ * the exact level of the classical interval, from the counts the scan
+ * used (the normal approximation past the exact limit)
+ */
+static double mwu_untied_tail(Mwu *c, MwuScan *s, double alpha)
+{
+    long u, km = (long)(c->k * c->m);
+    double tail = 0;
+
+    if (!c->exact) {
+        mwu_critical(c->na, c->nb, alpha, &tail);
+        return tail;
     }
+    for (u = 0; 2 * u <= km; u++) {
+        const double *f = mwu_untied_cover(c, &s->ref, 2 * u)->fwd;
+        double p = 2 * f[2 * u] / c->total;
+
+        if (!smmulab_significant(p, alpha)) {
+            break;
+        }
+        tail = p;
+    }
+    return tail;
+}
+
+/* Candidate @i (0..2q) of the scan over the @q distinct differences @w */
+static void mwu_candidate(const double *w, size_t q, size_t i, double *wv,
+                          bool *at)
+{
+    *at = i % 2;
+    *wv = i == 2 * q ? INFINITY : w[i / 2];
+}
+
+/* Whether sorted @a and @b share a value */
+static bool sorted_common(const double *a, size_t na, const double *b,
+                          size_t nb)
+{
+    size_t i = 0, j = 0;
+
+    while (i < na && j < nb) {
+        if (a[i] == b[j]) {
+            return true;
+        }
+        a[i] < b[j] ? i++ : j++;
+    }
+    return false;
+}
+
+/* Whether a value of @x (@n, sorted) repeats */
+static bool sorted_repeats(const double *x, size_t n)
+{
+    size_t i;
+
+    for (i = 1; i < n; i++) {
+        if (x[i] == x[i - 1]) {
+            return true;
+        }
+    }
+    return false;
 }
 
 double smmulab_hodges_lehmann(const double *a, size_t na, const double *b,
                               size_t nb, double alpha, double *lo,
                               double *hi, double *level)
 {
-    size_t m = na * nb, i, j, K;
-    double *d, shift, tail;
+    size_t m = na * nb, i, j, q = 0, cl, ch = 0;
+    double *d, shift, wv;
+    MwuScan s = { SIZE_MAX, SIZE_MAX, 0, 0 };
+    bool at;
+    Mwu c;
 
     *lo = *hi = NAN;
     *level = 0;
@@ -376,12 +1001,53 @@ double smmulab_hodges_lehmann(const double *a, size_t na, const double *b,
     }
     qsort(d, m, sizeof(*d), cmp_double);
     shift = m % 2 ? d[m / 2] : (d[m / 2 - 1] + d[m / 2]) / 2;
-    K = mwu_critical(na, nb, alpha, &tail);
-    if (K) {
-        *lo = d[K - 1];
-        *hi = d[m - K];
-        *level = 1 - tail;
+    /* The distinct differences: where the test's p can change */
+    for (i = 0; i < m; i++) {
+        if (!q || d[i] != d[q - 1]) {
+            d[q++] = d[i];
+        }
     }
+    mwu_init(&c, a, na, b, nb);
+    /*
+     * Scan in from each end to the first candidate at which the test is
+     * not significant: the interval spans from the difference at or
+     * below the first to the one at or above the last.
+     */
+    for (cl = 0; cl <= 2 * q; cl++) {
+        mwu_candidate(d, q, cl, &wv, &at);
+        if (mwu_accepts(&c, &s, wv, at, alpha)) {
+            break;
+        }
+    }
+    if (cl <= 2 * q) {
+        s.last = SIZE_MAX;
+        s.drift = s.wm_prev = 0;
+        for (ch = 2 * q; ch > cl; ch--) {
+            mwu_candidate(d, q, ch, &wv, &at);
+            if (mwu_accepts(&c, &s, wv, at, alpha)) {
+                break;
+            }
+        }
+    }
+    /*
+     * Not significant beyond either end: no bounded interval (and without
+     * ties, no outcome at this n is significant).  Beyond one end only
+     * (ties: the smallest p is not at the extremes): that end infinite.
+     */
+    if (cl <= 2 * q && (cl > 0 || ch < 2 * q)) {
+        /* An end the test at its difference rejects is open */
+        *lo = cl == 0 ? -INFINITY : cl % 2 ? d[cl / 2] :
+              nextafter(d[cl / 2 - 1], INFINITY);
+        *hi = ch == 2 * q ? INFINITY : ch % 2 ? d[ch / 2] :
+              nextafter(d[ch / 2], -INFINITY);
+        if (sorted_repeats(c.a, na) || sorted_repeats(c.b, nb) ||
+            sorted_common(c.a, na, c.b, nb)) {
+            *level = 1 - alpha;
+        } else {
+            *level = 1 - mwu_untied_tail(&c, &s, alpha);
+        }
+    }
+    mwu_free(&c);
     free(d);
     return shift;
 }
@@ -968,117 +1634,219 @@ static void normals(double *x, size_t n, uint64_t *s)
     }
 }
 
-/* U of @a (pairs a > b) for samples without ties: sort, then merge */
-static size_t u_sorted(double *a, size_t na, double *b, size_t nb)
+double smmulab_power_se(double power)
 {
-    size_t i, j = 0, u = 0;
-
-    qsort(a, na, sizeof(*a), cmp_double);
-    qsort(b, nb, sizeof(*b), cmp_double);
-    for (i = 0; i < na; i++) {
-        while (j < nb && b[j] < a[i]) {
-            j++;
-        }
-        u += j;
-    }
-    return u;
+    return sqrt(power * (1 - power) / SMMULAB_POWER_DRAWS);
 }
 
-/* Simulated power, @draws holding MWU_POWER_SIMS x (na + nb) normals */
-static double mwu_power_draws(const double *draws, size_t na, size_t nb,
-                              double delta, size_t K)
+/*
+ * Draw @sim of the Mann-Whitney power figures: a's and b's normals from
+ * seeds of their own, so that a draw of na + nb is the start of a longer
+ * one (the power at every n is the same whichever function asks).
+ */
+static void mwu_draw(double *x, size_t na, double *y, size_t nb, size_t sim)
 {
-    double *a = malloc(na * sizeof(*a)), *b = malloc(nb * sizeof(*b));
-    size_t sim, i, hits = 0;
+    uint64_t sx = smmulab_repeat_seed(0x3a11e5eed0aULL, (unsigned)sim);
+    uint64_t sy = smmulab_repeat_seed(0x3a11e5eed0bULL, (unsigned)sim);
+
+    normals(x, na, &sx);
+    normals(y, nb, &sy);
+}
+
+/*
+ * U of @x against @y + @delta (pairs x_i > y_j + delta), both sorted
+ * ascending and without ties (normal draws): a merge
+ */
+static size_t u_merge(const double *x, size_t na, const double *y, size_t nb,
+                      double delta)
+{
+    size_t i = 0, j = 0, u = 0;
+
+    /* without branches on the data: a step takes the next y or x */
+    while (i < na && j < nb) {
+        size_t take_y = y[j] + delta < x[i];
+
+        u += (take_y - 1) & j;
+        i += !take_y;
+        j += take_y;
+    }
+    return u + (na - i) * nb;
+}
+
+/* Heapsort of @n doubles: qsort() with its calls costs more here */
+static void sort_doubles(double *x, size_t n)
+{
+    size_t i, end, root, child;
+    double t;
+
+    for (i = n / 2; i-- > 0;) {
+        for (root = i; (child = 2 * root + 1) < n; root = child) {
+            child += child + 1 < n && x[child + 1] > x[child];
+            if (x[root] >= x[child]) {
+                break;
+            }
+            t = x[root];
+            x[root] = x[child];
+            x[child] = t;
+        }
+    }
+    for (end = n; end-- > 1;) {
+        t = x[0];
+        x[0] = x[end];
+        x[end] = t;
+        for (root = 0; (child = 2 * root + 1) < end; root = child) {
+            child += child + 1 < end && x[child + 1] > x[child];
+            if (x[root] >= x[child]) {
+                break;
+            }
+            t = x[root];
+            x[root] = x[child];
+            x[child] = t;
+        }
+    }
+}
+
+/* Every draw of na + nb, each sample sorted (a shift keeps the order) */
+typedef struct MwuDraws {
+    size_t na, nb;
+    double *x, *y;
+} MwuDraws;
+
+static void mwu_draws(MwuDraws *d, size_t na, size_t nb)
+{
+    size_t sim;
+
+    d->na = na;
+    d->nb = nb;
+    d->x = malloc(MWU_POWER_SIMS * na * sizeof(*d->x));
+    d->y = malloc(MWU_POWER_SIMS * nb * sizeof(*d->y));
+    for (sim = 0; sim < MWU_POWER_SIMS; sim++) {
+        double *x = d->x + sim * na, *y = d->y + sim * nb;
+
+        mwu_draw(x, na, y, nb, sim);
+        sort_doubles(x, na);
+        sort_doubles(y, nb);
+    }
+}
+
+/* Simulated power: the share of draws with U in the rejection region */
+static double mwu_power_draws(const MwuDraws *d, double delta, size_t K)
+{
+    size_t sim, hits = 0, nn = d->na * d->nb;
 
     for (sim = 0; sim < MWU_POWER_SIMS; sim++) {
-        const double *x = draws + sim * (na + nb);
-        size_t u;
+        size_t u = u_merge(d->x + sim * d->na, d->na, d->y + sim * d->nb,
+                           d->nb, delta);
 
-        memcpy(a, x, na * sizeof(*a));
-        for (i = 0; i < nb; i++) {
-            b[i] = x[na + i] + delta;
-        }
-        u = u_sorted(a, na, b, nb);
-        hits += u + 1 <= K || u >= na * nb + 1 - K;
+        hits += u + 1 <= K || u >= nn + 1 - K;
     }
-    free(a);
-    free(b);
     return (double)hits / MWU_POWER_SIMS;
-}
-
-static double *power_draws(size_t na, size_t nb)
-{
-    uint64_t seed = 0x5eed5eed5eedULL;
-    double *d = malloc(MWU_POWER_SIMS * (na + nb) * sizeof(*d));
-
-    normals(d, MWU_POWER_SIMS * (na + nb), &seed);
-    return d;
 }
 
 double smmulab_mwu_power(size_t na, size_t nb, double delta, double alpha)
 {
-    double tail, *d, pw;
+    double tail, pw;
     size_t K = mwu_critical(na, nb, alpha, &tail);
+    MwuDraws d;
 
     if (!K) {
         return 0;
     }
-    d = power_draws(na, nb);
-    pw = mwu_power_draws(d, na, nb, delta, K);
-    free(d);
+    mwu_draws(&d, na, nb);
+    pw = mwu_power_draws(&d, delta, K);
+    free(d.x);
+    free(d.y);
     return pw;
 }
 
 double smmulab_mwu_detectable(size_t na, size_t nb, double alpha,
                               double power)
 {
-    double tail, *d, lo = 0, hi = 16;
+    double tail, lo = 0, hi = 16;
     size_t K = mwu_critical(na, nb, alpha, &tail);
+    MwuDraws d;
     int it;
 
     if (!K) {
         return NAN;
     }
-    d = power_draws(na, nb);
-    if (mwu_power_draws(d, na, nb, hi, K) < power) {
-        free(d);
-        return NAN;
-    }
-    for (it = 0; it < 30; it++) {
-        double mid = (lo + hi) / 2;
+    mwu_draws(&d, na, nb);
+    if (mwu_power_draws(&d, hi, K) >= power) {
+        /*
+         * With the draws fixed, the upper tail's rejections only grow with
+         * delta; the lower tail's shrink, but they are a few of alpha / 2
+         * at most, far below any power asked for: bisect.
+         */
+        for (it = 0; it < 30; it++) {
+            double mid = (lo + hi) / 2;
 
-        if (mwu_power_draws(d, na, nb, mid, K) >= power) {
-            hi = mid;
-        } else {
-            lo = mid;
+            if (mwu_power_draws(&d, mid, K) >= power) {
+                hi = mid;
+            } else {
+                lo = mid;
+            }
         }
+    } else {
+        hi = NAN;
     }
-    free(d);
+    free(d.x);
+    free(d.y);
     return hi;
 }
 
 unsigned smmulab_mwu_n_needed(double delta, double alpha, double power,
                               unsigned max)
 {
-    unsigned lo = 2, hi = max;
+    size_t *K, *hits, sim, n, i, Kmax, n0;
+    double *x, *y, tail;
+    unsigned found = 0;
 
     delta = fabs(delta);
-    if (isnan(delta) || delta == 0 ||
-        smmulab_mwu_power(max, max, delta, alpha) < power) {
+    if (isnan(delta) || delta == 0 || !max) {
         return 0;
     }
-    /* Power grows with n: bisect */
-    while (lo < hi) {
-        unsigned mid = (lo + hi) / 2;
+    K = malloc((max + 1) * sizeof(*K));
+    hits = calloc(max + 1, sizeof(*hits));
+    x = malloc(max * sizeof(*x));
+    y = malloc(max * sizeof(*y));
+    /* exact up to the test's limit, the normal approximation beyond */
+    for (n0 = max; n0 > 0 && !mwu_exact_sizes(n0, n0); n0--) {
+        K[n0] = mwu_critical_normal(n0, n0, alpha, &tail);
+    }
+    K[0] = 0;
+    if (n0) {
+        mwu_critical_walk(n0, n0, alpha, K, &Kmax, &tail);
+    }
+    /*
+     * Each draw's U at every n + n at once, adding one value to each
+     * sample at a time: the n-th pair of values adds its pairs with the
+     * values before and with each other.  The same draws, and U, as
+     * smmulab_mwu_power() at each n + n.
+     */
+    for (sim = 0; sim < MWU_POWER_SIMS; sim++) {
+        size_t u = 0;
 
-        if (smmulab_mwu_power(mid, mid, delta, alpha) >= power) {
-            hi = mid;
-        } else {
-            lo = mid + 1;
+        mwu_draw(x, max, y, max, sim);
+        for (n = 1; n <= max; n++) {
+            double xn = x[n - 1], yn = y[n - 1] + delta;
+
+            for (i = 0; i + 1 < n; i++) {
+                u += y[i] + delta < xn;
+                u += yn < x[i];
+            }
+            u += yn < xn;
+            hits[n] += K[n] && (u + 1 <= K[n] || u >= n * n + 1 - K[n]);
         }
     }
-    return lo;
+    /* Down from max while the power holds */
+    for (n = max; n >= 1 && (double)hits[n] / MWU_POWER_SIMS >= power; n--) {
+        found = n;
+    }
+    free(x);
+    free(y);
+    free(hits);
+    free(K);
+    return found;
 }
 
 /*

@@ -266,10 +266,12 @@ char *smmulab_plan_power(const SmmulabScenario *sc)
                                    "p<%.3g (Wilcoxon signed-rank): raise "
                                    "repeat=", n, alpha);
         } else {
-            g_string_append_printf(s, "80 %% power (Wilcoxon signed-rank) "
+            g_string_append_printf(s, "80 %% power (Wilcoxon signed-rank; "
+                                   "simulated, standard error %.1f points) "
                                    "for a shift of %.2f standard deviations "
                                    "of the pairs' differences (normal "
-                                   "data)", d);
+                                   "data)",
+                                   100 * smmulab_power_se(SMMULAB_POWER), d);
         }
     } else if (!strcmp(sc->primary, REPORT_RUNS_WITH_LOCKUP) ||
         !strcmp(sc->primary, REPORT_RUNS_WITH_TIMEOUT)) {
@@ -305,9 +307,11 @@ char *smmulab_plan_power(const SmmulabScenario *sc)
                                    "p<%.3g (Mann-Whitney): raise repeat=",
                                    n, n, alpha);
         } else {
-            g_string_append_printf(s, "80 %% power (Mann-Whitney) for a "
-                                   "shift of %.2f standard deviations of "
-                                   "the runs (normal data)", d);
+            g_string_append_printf(s, "80 %% power (Mann-Whitney; "
+                                   "simulated, standard error %.1f points) "
+                                   "for a shift of %.2f standard deviations "
+                                   "of the runs (normal data)",
+                                   100 * smmulab_power_se(SMMULAB_POWER), d);
         }
     }
     return g_string_free(s, FALSE);

@@ -7,7 +7,10 @@
  * it is the one question the scenario was written to answer.  Every other
  * line is exploratory: its p is adjusted by Holm over every exploratory
  * line of the report (sweep points and variants included), and it is
- * printed as a hint.
+ * printed as a hint.  A metric line's interval inverts its own test
+ * (abtest.h), at Bonferroni's level over its Holm family
+ * (line_interval()); what "no outcome can reach" it is said of the values
+ * as they are, ties included.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -35,6 +38,7 @@ typedef struct Line {
     guint only_a, only_b;       /* paired events: pairs discordant each way */
     guint used;                 /* paired values: nonzero differences */
     double shift, lo, hi, level, base_median, sd;
+    guint family;               /* the lines of its Holm family */
     gboolean exact;
     GArray *va, *vb;            /* per-run values (metric lines) */
 } Line;
@@ -195,8 +199,6 @@ static Line *compare_paired(Line *l, JsonArray *runs, const char *kind,
         l->p = smmulab_wilcoxon_signed_rank(d, l->na, NULL, &used, &exact);
         l->used = used;
         l->exact = exact;
-        l->shift = smmulab_hodges_lehmann_paired(d, l->na, SMMULAB_ALPHA,
-                                                 &l->lo, &l->hi, &l->level);
         smmulab_summarize((double *)l->vb->data, l->nb, &sb);
         smmulab_summarize(d, l->na, &sd);
         l->base_median = sb.median;
@@ -266,11 +268,6 @@ static Line *compare(JsonArray *runs, const char *kind, const char *id,
                                     (double *)l->vb->data, l->nb, NULL,
                                     &exact);
         l->exact = exact;
-        /* the shift of the variant against the baseline */
-        l->shift = smmulab_hodges_lehmann((double *)l->vb->data, l->nb,
-                                          (double *)l->va->data, l->na,
-                                          SMMULAB_ALPHA, &l->lo, &l->hi,
-                                          &l->level);
         smmulab_summarize((double *)l->va->data, l->na, &sa);
         smmulab_summarize((double *)l->vb->data, l->nb, &sb);
         l->base_median = sb.median;
@@ -315,10 +312,80 @@ static char *n_text(const Line *l)
                        g_strdup_printf("n=%u+%u", l->na, l->nb);
 }
 
-/* What the comparison found, without its verdict */
-static char *finding(const Line *l)
+/* The confidence of @l's interval in percent, as printed: "95", "98.75" */
+static char *iv_level(const Line *l)
 {
-    g_autofree char *shift = NULL, *rel = NULL, *iv = NULL;
+    return g_strdup_printf("%.4g", 100 * (1 - SMMULAB_ALPHA / l->family));
+}
+
+/*
+ * @l's shift and its interval, at the level of its Holm family: a family
+ * of m lines (the primary comparisons, or every exploratory line) has
+ * every interval at alpha / m, Bonferroni's level.  Holm's step-down has
+ * no interval of its own that agrees with it line by line (a level that
+ * depends on the line's rank in the data, alpha / (m - rank + 1), gives
+ * intervals with no coverage that can be stated); Bonferroni's do: the m
+ * intervals hold together with 95 % confidence, and one that excludes 0
+ * has p < alpha / m, so a Holm-adjusted p <= m p below alpha too: no line
+ * shows an interval that excludes 0 beside "no significant difference".
+ * The converse fails only where Holm rejects a line Bonferroni would not
+ * (alpha / m <= p < alpha / (m - rank + 1)): such a line says so
+ * (finding()).  A family of one is the 95 % interval.
+ */
+static void line_interval(Line *l)
+{
+    double alpha = SMMULAB_ALPHA / l->family;
+    guint i;
+
+    if (!l->m) {
+        return;
+    }
+    if (l->paired) {
+        g_autofree double *d = g_new(double, l->na);
+
+        for (i = 0; i < l->na; i++) {
+            d[i] = g_array_index(l->va, double, i) -
+                   g_array_index(l->vb, double, i);
+        }
+        l->shift = smmulab_hodges_lehmann_paired(d, l->na, alpha, &l->lo,
+                                                 &l->hi, &l->level);
+    } else {
+        /* the shift of the variant against the baseline */
+        l->shift = smmulab_hodges_lehmann((double *)l->vb->data, l->nb,
+                                          (double *)l->va->data, l->na,
+                                          alpha, &l->lo, &l->hi, &l->level);
+    }
+}
+
+/*
+ * An end of an interval: infinite where the test rejects no shift that
+ * far out on that side (ties: abtest.h), open at 0 where the test at 0
+ * rejects but not just inside (given as the next double inside, which
+ * prints as 0 itself: say so), else the value
+ */
+static char *iv_end(const Line *l, double v, gboolean low)
+{
+    g_autofree char *x = NULL;
+
+    if (isinf(v)) {
+        return g_strdup(low ? "(-inf" : "inf)");
+    }
+    if (low ? v > 0 && v < 1e-300 : v < 0 && v > -1e-300) {
+        return g_strdup(low ? "(0" : "0)");
+    }
+    x = fmt_value(l, v);
+    return low ? g_strdup_printf("[%s", x) : g_strdup_printf("%s]", x);
+}
+
+/*
+ * What the comparison found, without its verdict; @sig: the verdict (the
+ * Holm-adjusted p below alpha)
+ */
+static char *finding(const Line *l, gboolean sig)
+{
+    g_autofree char *shift = NULL, *rel = NULL, *iv = NULL, *lv = NULL;
+    g_autoptr(GString) par = g_string_new(NULL);
+    const char *note = NULL;
 
     if (!l->m && l->paired) {
         return g_strdup_printf("%u/%u vs %u/%u (%u %s: %u with it only "
@@ -330,25 +397,36 @@ static char *finding(const Line *l)
         return g_strdup_printf("%u/%u vs %u/%u", l->ka, l->na, l->kb, l->nb);
     }
     shift = fmt_value(l, l->shift);
+    lv = iv_level(l);
     if (isnan(l->lo)) {
         g_autofree char *nt = n_text(l);
 
-        iv = g_strdup_printf("no 95 %% interval at %s", nt);
+        iv = g_strdup_printf("no %s %% interval at %s", lv, nt);
+        if (sig) {
+            note = "its test rejects 0 but not the shifts far out on "
+                   "either side (ties): no interval can exclude 0";
+        }
     } else {
-        g_autofree char *lo = NULL, *hi = NULL;
-        /*
-         * The paired interval's end is open where the test at that Walsh
-         * average is significant (abtest.h): given as the next double
-         * inside, which prints as the average itself.  Say so at 0.
-         */
-        gboolean open_lo = l->paired && l->lo > 0 && l->lo < 1e-300;
-        gboolean open_hi = l->paired && l->hi < 0 && l->hi > -1e-300;
+        g_autofree char *lo = iv_end(l, l->lo, TRUE);
+        g_autofree char *hi = iv_end(l, l->hi, FALSE);
 
-        lo = fmt_value(l, open_lo ? 0 : l->lo);
-        hi = fmt_value(l, open_hi ? 0 : l->hi);
-
-        iv = g_strdup_printf("%s%s, %s%s", open_lo ? "(" : "[", lo, hi,
-                             open_hi ? ")" : "]");
+        iv = g_strdup_printf("%s, %s", lo, hi);
+        if (sig && !(l->lo > 0 || l->hi < 0)) {
+            note = !smmulab_significant(l->p, SMMULAB_ALPHA / l->family) ?
+                "Holm's step-down rejects what this Bonferroni interval "
+                "does not" :
+                "its test rejects 0 but not shifts on either side of it: "
+                "no interval can exclude 0";
+        }
+    }
+    if (l->family > 1) {
+        if (!isnan(l->lo)) {
+            g_string_append_printf(par, "%s %% interval, ", lv);
+        }
+        g_string_append_printf(par, "Bonferroni over %u lines; ", l->family);
+    }
+    if (note) {
+        g_string_append_printf(par, "%s; ", note);
     }
     if (l->shift == 0) {
         rel = g_strdup("no change");
@@ -359,13 +437,22 @@ static char *finding(const Line *l)
         rel = g_strdup_printf("%+.1f %% of %s's median", l->shift /
                               fabs(l->base_median) * 100, l->base->variant);
     }
+    g_string_append(par, rel);
     if (l->paired) {
-        return g_strdup_printf("paired shift %s%s %s (%s; %u %s, %u "
-                               "differ)", l->shift > 0 ? "+" : "", shift, iv,
-                               rel, l->na, pairs(l->na), l->used);
+        g_string_append_printf(par, "; %u %s, %u differ", l->na,
+                               pairs(l->na), l->used);
+        return g_strdup_printf("paired shift %s%s %s (%s)",
+                               l->shift > 0 ? "+" : "", shift, iv, par->str);
     }
     return g_strdup_printf("shift %s%s %s (%s)", l->shift > 0 ? "+" : "",
-                           shift, iv, rel);
+                           shift, iv, par->str);
+}
+
+/* The Monte Carlo error of a simulated 80 % power, as printed */
+static char *se_text(void)
+{
+    return g_strdup_printf("(simulated, standard error %.1f points)",
+                           100 * smmulab_power_se(SMMULAB_POWER));
 }
 
 /* The n (0: more than N_MAX) a rerun would need to see @l's shift */
@@ -415,27 +502,52 @@ static void paired_power_text(GString *s, const Line *l, gboolean sig,
     }
     {
         double d = smmulab_wilcoxon_detectable(l->na, alpha, SMMULAB_POWER);
+        g_autofree double *diff = g_new(double, l->na);
+        g_autofree char *se = se_text();
+        double mp;
+        guint i;
 
+        for (i = 0; i < l->na; i++) {
+            diff[i] = g_array_index(l->va, double, i) -
+                      g_array_index(l->vb, double, i);
+        }
+        /* these differences' smallest p: their zeros are dropped */
+        mp = smmulab_wilcoxon_min_p_data(diff, l->na);
+        json_builder_set_member_name(b, "min_p_data");
+        json_builder_add_double_value(b, mp);
         json_builder_set_member_name(b, "detectable_shift_sd");
         isnan(d) ? json_builder_add_null_value(b)
                  : json_builder_add_double_value(b, d);
         if (isnan(d)) {
+            /* ties and zeros only raise the smallest p: none reach it */
             g_string_append_printf(s, "no outcome of %u %s can reach "
                                    "p<%.3g (signed-rank: at least 6 pairs "
                                    "at 0.05)", l->na, pairs(l->na), alpha);
             return;
-        } else if (!(l->sd > 0)) {
-            g_string_append_printf(s, "80 %% power at %u %s only for a "
+        }
+        json_builder_set_member_name(b, "power_se");
+        json_builder_add_double_value(b, smmulab_power_se(SMMULAB_POWER));
+        if (!smmulab_significant(mp, alpha)) {
+            g_autofree char *ps = smmulab_format_p(mp, alpha);
+
+            g_string_append_printf(s, "with %u of the %u differences 0 "
+                                   "(dropped), no outcome of these pairs "
+                                   "can reach p<%.3g (the smallest: %s); ",
+                                   l->na - l->used, l->na, alpha, ps);
+        }
+        if (!(l->sd > 0)) {
+            g_string_append_printf(s, "80 %% power %s at %u %s only for a "
                                    "shift of %.2f standard deviations of the "
                                    "differences (they show no spread to "
-                                   "scale it by)", l->na, pairs(l->na), d);
+                                   "scale it by)", se, l->na, pairs(l->na),
+                                   d);
         } else {
             g_autofree char *u = fmt_value(l, d * l->sd);
 
-            g_string_append_printf(s, "80 %% power at %u %s only for a "
+            g_string_append_printf(s, "80 %% power %s at %u %s only for a "
                                    "shift of about %s (%.2f standard "
                                    "deviations of the pairs' differences, "
-                                   "normal differences assumed)", l->na,
+                                   "normal differences assumed)", se, l->na,
                                    pairs(l->na), u, d);
         }
         if (!sig && l->sd > 0) {
@@ -507,25 +619,65 @@ static char *power_text(const Line *l, gboolean sig, double alpha,
     } else {
         double d = smmulab_mwu_detectable(l->na, l->nb, alpha,
                                           SMMULAB_POWER);
+        /*
+         * The smallest p of these values, ties as they are (any of them
+         * in either variant), and of untied values at this n: ties can
+         * lower it (a tail that cannot be reached) as well as raise it
+         */
+        double mp = smmulab_mann_whitney_min_p_data(
+            (double *)l->va->data, l->na, (double *)l->vb->data, l->nb);
+        double mp0 = smmulab_mann_whitney_min_p(l->na, l->nb);
+        gboolean tied = fabs(mp - mp0) > 1e-12 * mp0;
+        g_autofree char *ps = smmulab_format_p(mp, alpha);
+        g_autofree char *ps0 = smmulab_format_p(mp0, alpha);
+        g_autofree char *se = se_text();
 
+        json_builder_set_member_name(b, "min_p_data");
+        json_builder_add_double_value(b, mp);
         json_builder_set_member_name(b, "detectable_shift_sd");
         isnan(d) ? json_builder_add_null_value(b)
                  : json_builder_add_double_value(b, d);
-        if (isnan(d)) {
+        if (isnan(d) && !smmulab_significant(mp, alpha)) {
             g_string_append_printf(s, "no outcome at n=%u+%u can reach "
                                    "p<%.3g", l->na, l->nb, alpha);
-        } else if (!(l->sd > 0)) {
-            g_string_append_printf(s, "80 %% power at n=%u+%u only for a "
-                                   "shift of %.2f standard deviations (the "
-                                   "runs show no spread to scale it by)",
-                                   l->na, l->nb, d);
+            if (tied) {
+                g_string_append_printf(s, " (the smallest p: %s untied, %s "
+                                       "with these values' ties)", ps0,
+                                       ps);
+            }
+            json_builder_end_object(b);
+            return g_string_free(s, FALSE);
+        }
+        if (isnan(d)) {
+            g_string_append_printf(s, "at n=%u+%u only tied values can "
+                                   "reach p<%.3g (these can, down to "
+                                   "p=%s; untied, the smallest p is %s): "
+                                   "no power figure for normal data, "
+                                   "which never tie", l->na, l->nb, alpha,
+                                   ps, ps0);
+            json_builder_end_object(b);
+            return g_string_free(s, FALSE);
+        }
+        json_builder_set_member_name(b, "power_se");
+        json_builder_add_double_value(b, smmulab_power_se(SMMULAB_POWER));
+        if (!smmulab_significant(mp, alpha)) {
+            g_string_append_printf(s, "with their ties no arrangement of "
+                                   "these values can reach p<%.3g (the "
+                                   "smallest p: %s); normal data: ", alpha,
+                                   ps);
+        }
+        if (!(l->sd > 0)) {
+            g_string_append_printf(s, "80 %% power %s at n=%u+%u only for "
+                                   "a shift of %.2f standard deviations "
+                                   "(the runs show no spread to scale it "
+                                   "by)", se, l->na, l->nb, d);
         } else {
             g_autofree char *u = fmt_value(l, d * l->sd);
 
-            g_string_append_printf(s, "80 %% power at n=%u+%u only for a "
-                                   "shift of about %s (%.2f standard "
+            g_string_append_printf(s, "80 %% power %s at n=%u+%u only for "
+                                   "a shift of about %s (%.2f standard "
                                    "deviations of the runs, normal data "
-                                   "assumed)", l->na, l->nb, u, d);
+                                   "assumed)", se, l->na, l->nb, u, d);
         }
         if (!sig && l->sd > 0 && !isnan(d)) {
             unsigned n = smmulab_mwu_n_needed(l->shift / l->sd, alpha,
@@ -592,13 +744,19 @@ static void line_json_common(JsonBuilder *b, const Line *l, const char *text)
         if (isnan(l->lo)) {
             json_builder_add_null_value(b);
         } else {
+            /* an infinite end (ties, abtest.h) as null */
             json_builder_begin_array(b);
-            json_builder_add_double_value(b, l->lo);
-            json_builder_add_double_value(b, l->hi);
+            isinf(l->lo) ? json_builder_add_null_value(b)
+                         : json_builder_add_double_value(b, l->lo);
+            isinf(l->hi) ? json_builder_add_null_value(b)
+                         : json_builder_add_double_value(b, l->hi);
             json_builder_end_array(b);
         }
         json_builder_set_member_name(b, "interval_level");
         json_builder_add_double_value(b, l->level);
+        /* alpha / m over a Holm family of m (Bonferroni): line_interval() */
+        json_builder_set_member_name(b, "interval_alpha");
+        json_builder_add_double_value(b, SMMULAB_ALPHA / l->family);
     }
     smmulab_json_add_string(b, "text", text);
 }
@@ -608,7 +766,7 @@ static void print_primary(GString *t, JsonBuilder *b, JsonObject *sc,
 {
     gboolean sig = smmulab_significant(l->p_adj, SMMULAB_ALPHA);
     g_autofree char *label = report_point_label(sc, l->point);
-    g_autofree char *what = finding(l), *pw = NULL, *line = NULL;
+    g_autofree char *what = finding(l, sig), *pw = NULL, *line = NULL;
     g_autofree char *ps = smmulab_format_p(l->p, SMMULAB_ALPHA);
     g_autofree char *pa = smmulab_format_p(l->p_adj, SMMULAB_ALPHA);
     g_autofree char *adj = family > 1 ?
@@ -647,7 +805,7 @@ static void print_exploratory(GString *t, JsonBuilder *b, JsonObject *sc,
 {
     gboolean sig = smmulab_significant(l->p_adj, SMMULAB_ALPHA);
     g_autofree char *label = report_point_label(sc, l->point);
-    g_autofree char *what = finding(l), *line = NULL;
+    g_autofree char *what = finding(l, sig), *line = NULL;
     g_autofree char *ps = smmulab_format_p(l->p, SMMULAB_ALPHA);
     g_autofree char *pa = smmulab_format_p(l->p_adj, SMMULAB_ALPHA);
 
@@ -763,6 +921,12 @@ void report_verdicts(GString *t, JsonBuilder *b, JsonObject *sc,
     }
     nprimary = holm_family(lines, TRUE);
     nexpl = holm_family(lines, FALSE);
+    for (i = 0; i < lines->len; i++) {
+        Line *l = g_ptr_array_index(lines, i);
+
+        l->family = l->primary ? nprimary : nexpl;
+        line_interval(l);
+    }
 
     json_builder_set_member_name(b, "primary");
     if (primary) {
@@ -785,20 +949,26 @@ void report_verdicts(GString *t, JsonBuilder *b, JsonObject *sc,
     if (!base || nvar < 2) {
         /* nothing was compared: no primary or exploratory line */
     } else if (primary) {
-        g_string_append_printf(t, "primary endpoint: %s (primary=%s; %s)\n",
+        /* a family's intervals at Bonferroni's level: line_interval() */
+        g_autofree char *ivd = nprimary > 1 ?
+            g_strdup_printf("%.4g %% interval (Bonferroni over the %u "
+                            "comparisons: together 95 %%)",
+                            100 * (1 - SMMULAB_ALPHA / nprimary), nprimary) :
+            g_strdup("95 % interval");
+
+        g_string_append_printf(t, "primary endpoint: %s (primary=%s; %s%s)\n",
                                endpoint_label(kind, primary), primary,
                                paired ? (is_event(primary) ?
                                "McNemar's exact test on the pairs of runs "
                                "of one seed" :
                                "Wilcoxon signed-rank test on the "
                                "differences of the pairs of runs of one "
-                               "seed, their Hodges-Lehmann shift with its "
-                               "95 % interval") :
+                               "seed, their Hodges-Lehmann shift with its ") :
                                is_event(primary) ?
                                "Fisher's exact test on runs" :
                                "Mann-Whitney U test on per-run values, "
-                               "Hodges-Lehmann shift with its exact 95 % "
-                               "interval");
+                               "Hodges-Lehmann shift with its exact ",
+                               is_event(primary) ? "" : ivd);
         for (i = 0; i < lines->len; i++) {
             Line *l = g_ptr_array_index(lines, i);
 
@@ -814,9 +984,14 @@ void report_verdicts(GString *t, JsonBuilder *b, JsonObject *sc,
                         "[scenario]): no line below is a verdict\n");
     }
     if (nexpl) {
+        g_autofree char *ivd = nexpl > 1 ?
+            g_strdup_printf(", intervals at %.4g %% (Bonferroni: together "
+                            "95 %%)", 100 * (1 - SMMULAB_ALPHA / nexpl)) :
+            g_strdup("");
+
         g_string_append_printf(t, "exploratory (p adjusted by Holm over the "
-                               "%u lines below; hints for a scenario of "
-                               "their own, never a verdict):\n", nexpl);
+                               "%u lines below%s; hints for a scenario of "
+                               "their own, never a verdict):\n", nexpl, ivd);
     }
     for (i = 0; i < lines->len; i++) {
         Line *l = g_ptr_array_index(lines, i);
