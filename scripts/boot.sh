@@ -19,6 +19,10 @@
 #     -l LOG       console log (default: DIR/logs/boot.log)
 #     -Q QEMU      the QEMU binary (default: DIR/qemu-system-aarch64)
 #     -I SHIFT     deterministic: -icount shift=SHIFT,sleep=off, one TCG thread
+#     -P NS[,OPT]  with -I: lock-step quanta, -icount quantum=NS[,OPT]: every
+#                  vCPU runs NS of virtual time per round, in parallel in
+#                  virtual time (QEMU's -icount documentation), e.g.
+#                  -P 10000 or -P 10000,quantum-yield=forfeit
 #     -S FILE      write the model's x-cmdq-stats (JSON, read over QMP after
 #                  the guest powers off) to FILE
 #     -q           do not echo the console
@@ -51,9 +55,10 @@ quiet=0
 statsf=""
 qemu=""
 icount=""
+quantum=""
 initrd=""
 gdbport=""
-while getopts "b:w:T:a:s:t:c:m:k:i:l:S:Q:I:G:q" opt; do
+while getopts "b:w:T:a:s:t:c:m:k:i:l:S:Q:I:P:G:q" opt; do
     case $opt in
     b) B=$OPTARG ;;
     w) workload=$OPTARG ;;
@@ -69,6 +74,7 @@ while getopts "b:w:T:a:s:t:c:m:k:i:l:S:Q:I:G:q" opt; do
     S) statsf=$OPTARG ;;
     Q) qemu=$OPTARG ;;
     I) icount=$OPTARG ;;
+    P) quantum=$OPTARG ;;
     G) gdbport=$OPTARG ;;
     q) quiet=1 ;;
     *) sed -n '2,/^set -e/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 4 ;;
@@ -94,6 +100,7 @@ if [ -n "$icount" ]; then
     case $icount in ''|*[!0-9]*) die "-I $icount: not a shift (0..10)" ;; esac
     icount_opt=(--icount "$icount")
 fi
+[ -z "$quantum" ] || [ -n "$icount" ] || die "-P $quantum needs -I SHIFT"
 # The machine and the guest's command line as the runner builds them
 machine=$("$topology_tool" --file "$topofile" --machine "${icount_opt[@]}" \
           "$workload" "${topo[@]}") || exit 4
@@ -106,6 +113,8 @@ cmd=("$qemu" "${machine[@]}" -kernel "$kernel" -initrd "$initrd"
 for p in "${props[@]}"; do
     cmd+=(-global "arm-smmuv3.$p")
 done
+# A second -icount adds to the first (QEMU merges them)
+[ -z "$quantum" ] || cmd+=(-icount "quantum=$quantum")
 if [ -n "$gdbport" ]; then
     case $gdbport in ''|*[!0-9]*) die "-G $gdbport: not a TCP port" ;; esac
     cmd+=(-gdb "tcp:127.0.0.1:$gdbport" -S)
