@@ -45,16 +45,22 @@ JsonNode *smmulab_record_scenario(const SmmulabScenario *sc,
     if (sc->icount && sc->sweep_group &&
         !strcmp(sc->sweep_group, "machine") &&
         !strcmp(sc->sweep_key, "quantum")) {
-        quantum = g_strdup(", lock-step quanta swept (ns of virtual time: "
-                           "the vCPUs run in parallel in virtual time)");
+        quantum = g_strdup(", lock-step quanta swept (ns of virtual time "
+                           "a round, the vCPUs in parallel; 0: stock "
+                           "icount, the vCPUs sharing one clock)");
     } else if (sc->icount && sc->quantum_ns) {
         guint64 insns = sc->quantum_ns >> sc->icount_shift;
 
         quantum = g_strdup_printf(", lock-step quanta of %" G_GUINT64_FORMAT
                                   " ns (%" G_GUINT64_FORMAT " instructions "
-                                  "at shift %u): the vCPUs run in parallel "
-                                  "in virtual time", sc->quantum_ns,
-                                  insns ? insns : 1, sc->icount_shift);
+                                  "at shift %u, a yield %s): the vCPUs run "
+                                  "in parallel in virtual time",
+                                  sc->quantum_ns, insns ? insns : 1,
+                                  sc->icount_shift,
+                                  sc->quantum_yield &&
+                                  !strcmp(sc->quantum_yield, "forfeit") ?
+                                  "forfeits the rest of the turn" :
+                                  "ends the turn");
     }
     machine = g_strdup_printf("%s vCPUs, %s memory, icount %s%s", cpus,
                               sc->memory ? sc->memory :

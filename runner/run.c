@@ -115,7 +115,8 @@ GPtrArray *smmulab_run_argv(const SmmulabRunSpec *spec, const char *qmp_sock,
     }
     /* The machine, as scripts/boot.sh has it too */
     targs = smmulab_machine_args(topo, sc->icount ? (int)sc->icount_shift : -1,
-                                 sc->icount ? sc->quantum_ns : 0);
+                                 sc->icount ? sc->quantum_ns : 0,
+                                 sc->quantum_yield);
 
     g_ptr_array_add(argv, g_strdup(spec->qemu));
     for (i = 0; i < targs->len; i++) {

@@ -181,10 +181,15 @@ gboolean smmulab_scenario_check_value(const char *file, const char *group,
                 return bad(err, file, group, key, v, "not a number of "
                            "nanoseconds in 0..1000000000 (0: off)");
             }
+        } else if (!strcmp(key, "quantum-yield")) {
+            if (strcmp(v, "continue") && strcmp(v, "forfeit")) {
+                return bad(err, file, group, key, v,
+                           "not continue or forfeit");
+            }
         } else {
             return bad_key(err, file, group, key, v, "unknown key (known: "
                            "cpus, cpu, memory, icount, icount-shift, "
-                           "quantum)");
+                           "quantum, quantum-yield)");
         }
     } else if (!strcmp(group, "smmu")) {
         if (!g_strv_contains(smmu_props, key)) {
@@ -337,6 +342,9 @@ static void apply(SmmulabScenario *s, const Setting *st)
             s->icount_shift = to_uint(v);
         } else if (!strcmp(k, "quantum")) {
             s->quantum_ns = g_ascii_strtoull(v, NULL, 10);
+        } else if (!strcmp(k, "quantum-yield")) {
+            g_free(s->quantum_yield);
+            s->quantum_yield = g_strdup(v);
         }
     } else if (!strcmp(g, "smmu")) {
         guint i;
@@ -481,6 +489,7 @@ void smmulab_scenario_free(SmmulabScenario *s)
     g_free(s->cpu);
     g_free(s->kernel);
     g_free(s->initrd);
+    g_free(s->quantum_yield);
     g_free(s->append);
     g_free(s->workload);
     g_free(s->baseline);
@@ -676,6 +685,13 @@ SmmulabScenario *smmulab_scenario_load(const char *file,
             bad(err, file, "sweep", "values", values, "no value");
             goto fail;
         }
+    }
+    if (s->quantum_yield && !s->quantum_ns &&
+        !(s->sweep_group && !strcmp(s->sweep_group, "machine") &&
+          !strcmp(s->sweep_key, "quantum"))) {
+        g_set_error(err, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
+                    "%s: [machine] quantum-yield= needs quantum=", file);
+        goto fail;
     }
     /* lock-step quanta are a mode of icount */
     if (!s->icount && (s->quantum_ns || (s->sweep_group &&

@@ -40,6 +40,7 @@ typedef struct SmmulabScenario {
     gboolean icount;
     guint icount_shift;
     guint64 quantum_ns;         /* icount's lock-step quanta, 0: off */
+    char *quantum_yield;        /* continue, forfeit or NULL: QEMU's */
 
     GPtrArray *smmu;            /* "prop=value", model properties */
     char *kernel;               /* NULL: BUILDDIR/guest/Image */

@@ -164,7 +164,7 @@ void smmulab_topology_free(SmmulabTopology *t)
 }
 
 GPtrArray *smmulab_machine_args(const SmmulabTopology *t, int icount_shift,
-                                guint64 quantum_ns)
+                                guint64 quantum_ns, const char *quantum_yield)
 {
     GPtrArray *a = g_ptr_array_new_with_free_func(g_free);
     g_autoptr(GPtrArray) targs = smmulab_topology_qemu_args(t);
@@ -187,8 +187,10 @@ GPtrArray *smmulab_machine_args(const SmmulabTopology *t, int icount_shift,
         g_ptr_array_add(a, g_strdup("-icount"));
         g_ptr_array_add(a, quantum_ns ?
                         g_strdup_printf("shift=%d,sleep=off,quantum=%"
-                                        G_GUINT64_FORMAT, icount_shift,
-                                        quantum_ns) :
+                                        G_GUINT64_FORMAT "%s%s", icount_shift,
+                                        quantum_ns, quantum_yield ?
+                                        ",quantum-yield=" : "",
+                                        quantum_yield ? quantum_yield : "") :
                         g_strdup_printf("shift=%d,sleep=off", icount_shift));
         g_ptr_array_add(a, g_strdup("-rtc"));
         g_ptr_array_add(a, g_strdup("clock=vm,base=2026-01-01"));

@@ -433,5 +433,30 @@ rc=$?
 check "A/A at boot: exit 2 (got $rc)" [ $rc = 2 ]
 check "A/A at boot: one line naming both variants" \
     grep -q "variants stock and fair ran identically configured (.*arm_smmu_v3.cmdq_lock=fair.*): an A/A; stopped" "$OUT/aa-at-boot.err"
+
+# Lock-step quanta from a scenario: [machine] quantum= reaches QEMU (swept:
+# 0, stock icount, and 10 us), the report names the mode, and the 4 vCPUs
+# run in parallel in virtual time in quanta (per CPU about 4 times the rate
+# of stock icount, where they share one clock)
+"$RUN" --build "$B" --out "$OUT/quantum" tests/scenarios/quantum.ini >"$OUT/quantum.out" 2>&1
+rc=$?
+check "quantum: exit 0 (got $rc)" [ $rc = 0 ]
+check "quantum: QEMU ran -icount shift=4,sleep=off,quantum=10000 at that point, stock icount at 0" \
+    sh -c "grep -q 'shift=4,sleep=off,quantum=10000' '$OUT'/quantum/*-10000-rep1.cmdline && grep -q 'shift=4,sleep=off ' '$OUT'/quantum/*-0-rep1.cmdline"
+check "quantum: the report names the mode" \
+    grep -q '^  machine: 4 vCPUs, .*icount on (deterministic), lock-step quanta swept' "$OUT/quantum/report.txt"
+if out=$(python3 - "$OUT/quantum" <<'PY'
+import json, sys
+runs = json.load(open(sys.argv[1] + "/runs.json"))["runs"]
+rate = {r["point"]: float(r["summary"]["ops_per_thread_per_sec"]) for r in runs}
+print(f"map+unmaps per CPU: {rate['0']:.0f} stock, {rate['10000']:.0f} in "
+      f"quanta of 10 us ({rate['10000'] / rate['0']:.2f}x)")
+sys.exit(not 3.2 < rate["10000"] / rate["0"] < 4.8)
+PY
+); then
+    ok "quantum: $out"
+else
+    notok "quantum: not parallel: $out"
+fi
 echo "1..$n"
 [ $fails = 0 ]
