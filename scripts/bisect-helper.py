@@ -122,6 +122,9 @@ def main(argv):
         sc["baseline"] = "ref"
         sc["repeat"] = max(n.values())
         sc["control"] = False
+        # runs of two kernels from separate batches (and pooled batches of
+        # unequal size) never pair up, whatever seeds they booted with
+        sc["design"] = "independent"
         sc["description"] = "smmulab-bisect: %d run(s) of %s against %d of %s" % (
             n["ref"], " ".join(sides[0][1]), n["test"], " ".join(sides[1][1]))
         os.makedirs(outdir, exist_ok=True)
