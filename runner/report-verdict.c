@@ -824,6 +824,80 @@ static void print_exploratory(GString *t, JsonBuilder *b, JsonObject *sc,
     json_builder_end_object(b);
 }
 
+/*
+ * With a sweep of [machine] quantum=: whether each variant's primary
+ * verdict is the same at every quantum (a contention result from the
+ * lock-step mode means something only if it holds across quanta, at
+ * least two of them 10x apart), in one line; NULL otherwise
+ */
+static char *quanta_line(JsonObject *sc, GPtrArray *lines)
+{
+    const char *key = json_object_get_string_member_with_default(
+        sc, "sweep_key", "");
+    GString *s;
+    guint i, j;
+    double lo = 0, hi = 0;
+
+    if (strcmp(key, "machine.quantum")) {
+        return NULL;
+    }
+    s = g_string_new(NULL);
+    for (i = 0; i < lines->len; i++) {
+        const Line *l = g_ptr_array_index(lines, i);
+        g_autoptr(GString) yes = g_string_new(NULL);
+        g_autoptr(GString) no = g_string_new(NULL);
+        gboolean seen = FALSE;
+
+        if (!l->primary) {
+            continue;
+        }
+        /* the first line of each variant gathers all of its points */
+        for (j = 0; j < i; j++) {
+            const Line *m = g_ptr_array_index(lines, j);
+
+            seen |= m->primary && m->var == l->var;
+        }
+        if (seen) {
+            continue;
+        }
+        for (j = i; j < lines->len; j++) {
+            const Line *m = g_ptr_array_index(lines, j);
+            GString *to;
+            double q;
+
+            if (!m->primary || m->var != l->var || !m->point) {
+                continue;
+            }
+            q = g_ascii_strtod(m->point, NULL);
+            if (q > 0) {
+                lo = lo == 0 || q < lo ? q : lo;
+                hi = q > hi ? q : hi;
+            }
+            to = smmulab_significant(m->p_adj, SMMULAB_ALPHA) ? yes : no;
+            g_string_append_printf(to, "%s%s%s", to->len ? ", " : "",
+                                   m->point, q > 0 ? "" : " (stock icount)");
+        }
+        g_string_append_printf(s, "  across quanta, %s vs %s: ",
+                               l->var->variant, l->base->variant);
+        if (yes->len && no->len) {
+            g_string_append_printf(s, "NOT the same verdict: DIFFERENT at "
+                                   "%s ns, not at %s ns: the result depends "
+                                   "on the quantum\n", yes->str, no->str);
+        } else {
+            g_string_append_printf(s, "the same verdict at every quantum "
+                                   "(%s at %s ns)\n", yes->len ?
+                                   "DIFFERENT" : "no significant difference",
+                                   yes->len ? yes->str : no->str);
+        }
+    }
+    if (!(lo > 0 && hi >= 10 * lo)) {
+        g_string_append(s, "  (the nonzero quanta swept are not two at least "
+                        "10x apart: too few to say a result holds across "
+                        "quanta)\n");
+    }
+    return g_string_free(s, FALSE);
+}
+
 /* Holm within the lines of @lines whose primary flag is @primary */
 static guint holm_family(GPtrArray *lines, gboolean primary)
 {
@@ -978,6 +1052,12 @@ void report_verdicts(GString *t, JsonBuilder *b, JsonObject *sc,
         }
         if (!nprimary) {
             g_string_append(t, "  no run gave a value of it\n");
+        } else {
+            g_autofree char *q = quanta_line(sc, lines);
+
+            if (q) {
+                g_string_append(t, q);
+            }
         }
     } else {
         g_string_append(t, "primary endpoint: none declared (primary= in "
