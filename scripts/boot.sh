@@ -37,8 +37,9 @@
 #                  every rerun (docs/guest.md, "Stopping at a lockup")
 #
 # Exit status: 0 the guest ran its workload and powered off (RESULT
-# status=ok); 1 the workload reported an error; 2 kernel panic; 3 timeout;
-# 4 QEMU failed to start or died.
+# status=ok), or -h/--help; 1 the workload reported an error; 2 kernel
+# panic; 3 timeout; 4 QEMU failed to start or died; 5 bad usage (an
+# unknown option or a bad value, one line) or the build missing.
 set -euo pipefail
 SMMULAB_TAG=smmulab-boot
 . "$(dirname "$0")/common.sh"
@@ -58,7 +59,11 @@ icount=""
 quantum=""
 initrd=""
 gdbport=""
-while getopts "b:w:T:a:s:t:c:m:k:i:l:S:Q:I:P:G:q" opt; do
+usage() { sed -n '2,/^set -e/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
+# bad usage: one line, and an exit status of its own (not QEMU's 4)
+bad() { echo "$_tag: error: $*" >&2; exit 5; }
+case ${1:-} in -h|--help) usage; exit 0 ;; esac
+while getopts ":b:w:T:a:s:t:c:m:k:i:l:S:Q:I:P:G:qh" opt; do
     case $opt in
     b) B=$OPTARG ;;
     w) workload=$OPTARG ;;
@@ -77,7 +82,9 @@ while getopts "b:w:T:a:s:t:c:m:k:i:l:S:Q:I:P:G:q" opt; do
     P) quantum=$OPTARG ;;
     G) gdbport=$OPTARG ;;
     q) quiet=1 ;;
-    *) sed -n '2,/^set -e/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 4 ;;
+    h) usage; exit 0 ;;
+    :) bad "-$OPTARG needs a value (scripts/boot.sh --help)" ;;
+    *) bad "-$OPTARG: no such option (scripts/boot.sh --help)" ;;
     esac
 done
 shift $((OPTIND - 1))
@@ -89,21 +96,21 @@ initrd=${initrd:-$B/guest/initramfs.cpio}
 logf=${logf:-$B/logs/boot.log}
 topology_tool=$B/runner/smmulab-topology   # the machine, shared with the runner
 for f in "$qemu" "$kernel" "$initrd" "$topology_tool"; do
-    [ -e "$f" ] || die "$f missing; build first (make build)"
+    [ -e "$f" ] || bad "$f missing; build first (make build)"
 done
-case $timeout in ''|*[!0-9]*) die "-t $timeout: not a number of seconds" ;; esac
+case $timeout in ''|*[!0-9]*) bad "-t $timeout: not a number of seconds" ;; esac
 mkdir -p "$(dirname "$logf")"
 
 topofile=$SMMULAB_ROOT/configs/topologies.ini
 icount_opt=()
 if [ -n "$icount" ]; then
-    case $icount in ''|*[!0-9]*) die "-I $icount: not a shift (0..10)" ;; esac
+    case $icount in ''|*[!0-9]*) bad "-I $icount: not a shift (0..10)" ;; esac
     icount_opt=(--icount "$icount")
 fi
-[ -z "$quantum" ] || [ -n "$icount" ] || die "-P $quantum needs -I SHIFT"
+[ -z "$quantum" ] || [ -n "$icount" ] || bad "-P $quantum needs -I SHIFT"
 # The machine and the guest's command line as the runner builds them
 machine=$("$topology_tool" --file "$topofile" --machine "${icount_opt[@]}" \
-          "$workload" "${topo[@]}") || exit 4
+          "$workload" "${topo[@]}") || exit 5
 mapfile -t machine <<<"$machine"
 workload_append=$("$topology_tool" --file "$topofile" --append "$workload" "${topo[@]}")
 # -G: the first soft lockup panics, so that a breakpoint on panic stops there
@@ -116,7 +123,7 @@ done
 # A second -icount adds to the first (QEMU merges them)
 [ -z "$quantum" ] || cmd+=(-icount "quantum=$quantum")
 if [ -n "$gdbport" ]; then
-    case $gdbport in ''|*[!0-9]*) die "-G $gdbport: not a TCP port" ;; esac
+    case $gdbport in ''|*[!0-9]*) bad "-G $gdbport: not a TCP port" ;; esac
     cmd+=(-gdb "tcp:127.0.0.1:$gdbport" -S)
     vmlinux=$B/linux/obj/vmlinux
     [ -e "$vmlinux" ] || vmlinux="VMLINUX (the kernel's vmlinux)"
@@ -140,7 +147,7 @@ fi
 cmd+=("$@")
 if [ -n "$statsf" ]; then
     stats_tool=$B/runner/smmulab-stats
-    [ -x "$stats_tool" ] || die "$stats_tool missing; build first (make build)"
+    [ -x "$stats_tool" ] || bad "$stats_tool missing; build first (make build)"
     qmp_sock=$(mktemp -u "${TMPDIR:-/tmp}/smmulab-qmp.XXXXXX")
     # -no-shutdown: the guest's power-off stops QEMU without ending it, so
     # the counters can still be read; smmulab-stats then ends QEMU.

@@ -204,6 +204,24 @@ else
     notok "check without a scenario: exit $rc: $(cat "$tmp/sub.err")"
 fi
 
+# scripts/boot.sh: --help and -h print the usage (exit 0); a bad option or
+# value is one line and exit 5, not QEMU's 4
+if scripts/boot.sh --help | grep -q '^Exit status' && scripts/boot.sh -h >/dev/null; then
+    ok "boot.sh --help and -h: usage, exit 0"
+else
+    notok "boot.sh --help: $(scripts/boot.sh --help 2>&1 | head -n 2)"
+fi
+for a in "-Z" "-t abc" "-t" "-I x" "-P 1000"; do
+    # shellcheck disable=SC2086
+    scripts/boot.sh $a >"$tmp/boot.out" 2>"$tmp/boot.err"
+    rc=$?
+    if [ $rc = 5 ] && [ "$(wc -l <"$tmp/boot.err")" = 1 ]; then
+        ok "boot.sh $a: exit 5, $(cat "$tmp/boot.err")"
+    else
+        notok "boot.sh $a: exit $rc: $(cat "$tmp/boot.err" | head -n 2)"
+    fi
+done
+
 # Golden reports: remade from recorded runs, byte for byte
 for g in tests/golden/*/; do
     name=$(basename "$g")
