@@ -210,7 +210,9 @@ static SmmulabKParams *kparams_new(const char *source)
 
     kp->source = g_strdup(source);
     kp->params = g_ptr_array_new_with_free_func(param_free);
-    kp->by_name = g_hash_table_new(g_str_hash, g_str_equal);
+    /* by the name as parameq() compares it ('-' read as '_') */
+    kp->by_name = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
+                                        NULL);
     kp->prefixes = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
                                          NULL);
     return kp;
@@ -228,17 +230,34 @@ void smmulab_kparams_free(SmmulabKParams *kp)
     g_free(kp);
 }
 
+/* "a-b" and "a_b" are one name to the kernel (parameq()) */
+static char *param_name(const char *tok)
+{
+    char *n = g_strndup(tok, strcspn(tok, "="));
+    char *c;
+
+    for (c = n; *c; c++) {
+        if (*c == '-') {
+            *c = '_';
+        }
+    }
+    return n;
+}
+
 /* Add a parameter; the first of a name wins (a __setup and an early one) */
 static void kparams_add(SmmulabKParams *kp, SmmulabKParam *k)
 {
     const char *dot;
 
-    if (g_hash_table_contains(kp->by_name, k->name)) {
+    char *name = param_name(k->name);
+
+    if (g_hash_table_contains(kp->by_name, name)) {
+        g_free(name);
         param_free(k);
         return;
     }
     g_ptr_array_add(kp->params, k);
-    g_hash_table_insert(kp->by_name, k->name, k);
+    g_hash_table_insert(kp->by_name, name, k);
     if ((dot = strchr(k->name, '.'))) {
         g_hash_table_add(kp->prefixes, g_strndup(k->name, dot - k->name));
     }
@@ -518,34 +537,10 @@ static GPtrArray *split_cmdline(const char *append)
     return a;
 }
 
-/* "a-b" and "a_b" are one name to the kernel (parameq()) */
-static char *param_name(const char *tok)
-{
-    char *n = g_strndup(tok, strcspn(tok, "="));
-    char *c;
-
-    for (c = n; *c; c++) {
-        if (*c == '-') {
-            *c = '_';
-        }
-    }
-    return n;
-}
-
 static const SmmulabKParam *find_param(const SmmulabKParams *kp,
                                        const char *name)
 {
-    guint i;
-
-    for (i = 0; i < kp->params->len; i++) {
-        const SmmulabKParam *k = g_ptr_array_index(kp->params, i);
-        g_autofree char *n = param_name(k->name);
-
-        if (!strcmp(n, name)) {
-            return k;
-        }
-    }
-    return NULL;
+    return g_hash_table_lookup(kp->by_name, name);
 }
 
 static gboolean is_number(const char *s, gboolean sign)

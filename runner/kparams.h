@@ -38,7 +38,7 @@ typedef struct SmmulabKParam {
 typedef struct SmmulabKParams {
     char *source;       /* the vmlinux or list it was read from */
     GPtrArray *params;  /* SmmulabKParam * */
-    GHashTable *by_name;
+    GHashTable *by_name;        /* parameq() name -> SmmulabKParam */
     GHashTable *prefixes;       /* "arm_smmu_v3", "iommu": dotted families */
 } SmmulabKParams;
 

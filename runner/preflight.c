@@ -34,9 +34,7 @@ gboolean smmulab_preflight(const SmmulabScenario *sc, const char *kernel,
 
     for (i = 0; i < sc->variants->len; i++) {
         const SmmulabVariant *var = g_ptr_array_index(sc->variants, i);
-        g_autofree char *asked = g_strjoin(" ", sc->append ? sc->append : "",
-                                           var->append ? var->append : "",
-                                           NULL);
+        g_autofree char *asked = smmulab_scenario_asked(sc, var->append);
         const SmmulabKParams *kp;
 
         pl[i].var = var;

@@ -494,6 +494,15 @@ JsonNode *smmulab_runs_load(const char *dir, GError **err)
     return json_node_copy(root);
 }
 
+static gint by_index(gconstpointer a, gconstpointer b)
+{
+    JsonObject *x = json_node_get_object(*(JsonNode **)a);
+    JsonObject *y = json_node_get_object(*(JsonNode **)b);
+
+    return json_object_get_int_member_with_default(x, "index", 0) -
+           json_object_get_int_member_with_default(y, "index", 0);
+}
+
 gboolean smmulab_record_save(const char *dir, JsonNode *scenario,
                              JsonNode *provenance, JsonArray *runs,
                              GError **err)
@@ -503,30 +512,31 @@ gboolean smmulab_record_save(const char *dir, JsonNode *scenario,
     g_autoptr(JsonNode) root = NULL;
     g_autofree char *path = g_build_filename(dir, "runs.json", NULL);
     g_autofree char *text = NULL;
+    g_autoptr(GPtrArray) sorted = g_ptr_array_new();
+    guint i;
 
     json_builder_begin_object(b);
     json_builder_set_member_name(b, "scenario");
     json_builder_add_value(b, json_node_copy(scenario));
     json_builder_set_member_name(b, "provenance");
     json_builder_add_value(b, json_node_copy(provenance));
+    /* in plan order, however they came (a resumed run, merged shards) */
+    for (i = 0; i < json_array_get_length(runs); i++) {
+        g_ptr_array_add(sorted, json_array_get_element(runs, i));
+    }
+    g_ptr_array_sort(sorted, by_index);
     json_builder_set_member_name(b, "runs");
-    json_builder_add_value(b, json_node_init_array(json_node_alloc(),
-                                                   runs));
+    json_builder_begin_array(b);
+    for (i = 0; i < sorted->len; i++) {
+        json_builder_add_value(b, json_node_copy(sorted->pdata[i]));
+    }
+    json_builder_end_array(b);
     json_builder_end_object(b);
     root = json_builder_get_root(b);
     json_generator_set_root(gen, root);
     json_generator_set_pretty(gen, TRUE);
     text = json_generator_to_data(gen, NULL);
     return g_file_set_contents(path, text, -1, err);
-}
-
-static gint by_index(gconstpointer a, gconstpointer b)
-{
-    JsonObject *x = json_node_get_object(*(JsonNode **)a);
-    JsonObject *y = json_node_get_object(*(JsonNode **)b);
-
-    return json_object_get_int_member_with_default(x, "index", 0) -
-           json_object_get_int_member_with_default(y, "index", 0);
 }
 
 /* Copy DIR/NAME to OUT/NAME */
@@ -543,7 +553,7 @@ static gboolean copy_into(const char *dir, const char *name, const char *out,
 
 /*
  * --merge: the runs of shards of one plan (each a runs.json directory) in
- * one output directory, in plan order, with their logs, and its report.
+ * one output directory, in plan order, with their logs
  */
 int smmulab_record_merge(char **dirs, int n, const char *out)
 {
@@ -557,14 +567,12 @@ int smmulab_record_merge(char **dirs, int n, const char *out)
                                                   g_direct_equal);
     g_autoptr(GPtrArray) from = g_ptr_array_new();  /* each run's shard */
     g_autoptr(GError) err = NULL;
-    g_autofree char *text = NULL;
-    JsonObject *root0;
-    int d;
-    guint i;
-
     g_autoptr(GPtrArray) docs = g_ptr_array_new_with_free_func(
         (GDestroyNotify)json_node_unref);
     g_autoptr(GDir) od = g_dir_open(out, 0, NULL);
+    JsonObject *root0;
+    int d;
+    guint i;
 
     /* never over a result, and nothing written before every shard is read */
     if (od && g_dir_read_name(od)) {
@@ -636,7 +644,6 @@ int smmulab_record_merge(char **dirs, int n, const char *out)
             }
         }
     }
-    g_ptr_array_sort(all, by_index);
     for (i = 0; i < all->len; i++) {
         json_array_add_element(runs, json_node_copy(all->pdata[i]));
     }

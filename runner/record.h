@@ -28,7 +28,7 @@ JsonNode *smmulab_record_run(const SmmulabBoot *pl, const SmmulabRun *r,
  */
 JsonNode *smmulab_runs_load(const char *dir, GError **err);
 
-/* Write DIR/runs.json */
+/* Write DIR/runs.json, its runs in plan order (by "index") */
 gboolean smmulab_record_save(const char *dir, JsonNode *scenario,
                              JsonNode *provenance, JsonArray *runs,
                              GError **err);

@@ -29,32 +29,6 @@ static gboolean dir_has_files(const char *dir)
     return d && g_dir_read_name(d) != NULL;
 }
 
-static gint by_index(gconstpointer a, gconstpointer b)
-{
-    JsonObject *x = json_node_get_object(*(JsonNode **)a);
-    JsonObject *y = json_node_get_object(*(JsonNode **)b);
-
-    return json_object_get_int_member_with_default(x, "index", 0) -
-           json_object_get_int_member_with_default(y, "index", 0);
-}
-
-/* @runs in plan order: a resumed run lands where it belongs */
-static JsonArray *sorted_runs(JsonArray *runs)
-{
-    g_autoptr(GPtrArray) all = g_ptr_array_new();
-    JsonArray *out = json_array_new();
-    guint i;
-
-    for (i = 0; i < json_array_get_length(runs); i++) {
-        g_ptr_array_add(all, json_array_get_element(runs, i));
-    }
-    g_ptr_array_sort(all, by_index);
-    for (i = 0; i < all->len; i++) {
-        json_array_add_element(out, json_node_copy(all->pdata[i]));
-    }
-    return out;
-}
-
 /*
  * --resume DIR: the scenario of DIR's runs.json, as it was run (seed,
  * repeat and control as recorded; the file must still give the same
@@ -399,20 +373,13 @@ int smmulab_cmd_scenario(SmmulabOpts *o, SmmulabMode mode, const char *arg,
             }
         }
         json_array_add_element(runs, node);
-        if (resume) {
-            JsonArray *in_order = sorted_runs(runs);
-
-            json_array_unref(runs);
-            runs = in_order;
-        }
         if (!smmulab_record_save(out, sc_json, prov, runs, &err)) {
             fprintf(stderr, "smmulab-run: %s\n", err->message);
             return 1;
         }
         if (!pl->control && r->ran->cmdline &&
             strcmp(r->verdict, "misconfigured")) {
-            g_autofree char *asked = g_strjoin(" ", sc->append ? sc->append :
-                                               "", pl->append, NULL);
+            g_autofree char *asked = smmulab_scenario_asked(sc, pl->append);
             g_autofree char *conf = smmulab_ran_signature(r->ran, asked);
             char *key = g_strdup_printf("%s\n%s\n%s\n%s", spec.kernel,
                                         spec.initrd, pl->point ? pl->point :

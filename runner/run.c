@@ -686,10 +686,8 @@ SmmulabRun *smmulab_run_boot(const SmmulabRunSpec *spec, GError **err)
 
     set_verdict(r, spec, &w, interrupted, timed_out, status);
     {
-        g_autofree char *asked = g_strjoin(" ", spec->sc->append ?
-                                           spec->sc->append : "",
-                                           spec->variant_append ?
-                                           spec->variant_append : "", NULL);
+        g_autofree char *asked = smmulab_scenario_asked(spec->sc,
+                                                        spec->variant_append);
 
         smmulab_run_verify_params(r, asked);
     }

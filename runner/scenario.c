@@ -735,3 +735,10 @@ SmmulabScenario *smmulab_scenario_at_point(const SmmulabScenario *s,
     apply_variant_files(p, NULL);
     return &p->pub;
 }
+
+char *smmulab_scenario_asked(const SmmulabScenario *sc,
+                             const char *variant_append)
+{
+    return g_strjoin(" ", sc->append ? sc->append : "",
+                     variant_append ? variant_append : "", NULL);
+}

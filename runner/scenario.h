@@ -86,6 +86,15 @@ SmmulabScenario *smmulab_scenario_at_point(const SmmulabScenario *s,
                                            const char *value,
                                            gboolean control);
 
+/*
+ * The kernel parameters a variant's boots ask for, as the runner checks
+ * them: [guest] append= and the variant's own (@variant_append, may be
+ * NULL).  The runner's own (console=, smmulab.seed=, the topology's) are
+ * not the scenario's and not included.
+ */
+char *smmulab_scenario_asked(const SmmulabScenario *sc,
+                             const char *variant_append);
+
 /* Validate one value of group/key; used for files and sweeps */
 gboolean smmulab_scenario_check_value(const char *file, const char *group,
                                       const char *key, const char *value,

@@ -170,3 +170,19 @@ qemu_cc() {
         cc=gcc
     fi
 }
+
+# series_author: set author_name and author_email for the QEMU series:
+# SMMULAB_AUTHOR_NAME/EMAIL, else git's user.name/user.email, else the
+# author of the project's last commit (a fresh clone without a
+# configuration); never a placeholder: dies without one
+series_author() {
+    local ident_name ident_email
+    ident_name=$(git -C "$SMMULAB_ROOT" config user.name 2>/dev/null ||
+        git -C "$SMMULAB_ROOT" log -1 --format=%an 2>/dev/null || true)
+    ident_email=$(git -C "$SMMULAB_ROOT" config user.email 2>/dev/null ||
+        git -C "$SMMULAB_ROOT" log -1 --format=%ae 2>/dev/null || true)
+    author_name=${SMMULAB_AUTHOR_NAME:-$ident_name}
+    author_email=${SMMULAB_AUTHOR_EMAIL:-$ident_email}
+    [ -n "$author_name" ] && [ -n "$author_email" ] ||
+        die "no author identity: set git config user.name and user.email (or SMMULAB_AUTHOR_NAME and SMMULAB_AUTHOR_EMAIL)"
+}

@@ -41,17 +41,8 @@ cover=$SMMULAB_ROOT/patches/qemu/cover-letter
 # config under configs/devices/ is smmulab's build choice, not a change)
 mapfile -t overlay < <(project_files hw include tests/qtest)
 
-# Whoever posts the series commits it: SMMULAB_AUTHOR_NAME/EMAIL, else the
-# identity of git's configuration, else the author of the project's last
-# commit (a fresh clone without one); never a placeholder
-ident() {
-    git -C "$SMMULAB_ROOT" config "user.$1" 2>/dev/null ||
-        git -C "$SMMULAB_ROOT" log -1 --format="%a$2" 2>/dev/null || true
-}
-author_name=${SMMULAB_AUTHOR_NAME:-$(ident name n)}
-author_email=${SMMULAB_AUTHOR_EMAIL:-$(ident email e)}
-[ -n "$author_name" ] && [ -n "$author_email" ] || \
-    die "no author identity: set git config user.name and user.email (or SMMULAB_AUTHOR_NAME and SMMULAB_AUTHOR_EMAIL)"
+# The series' author (series_author in common.sh: never a placeholder)
+series_author
 git_r() {
     git -C "$R" -c user.name="$author_name" -c user.email="$author_email" \
         -c core.autocrlf=false -c gc.auto=0 "$@"

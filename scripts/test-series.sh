@@ -37,17 +37,8 @@ grep -q "^Subject: \[PATCH 0/${#series[@]}\] $(head -n1 "$SMMULAB_ROOT/patches/q
     "$cover" || die "the cover letter's subject is not patches/qemu/cover-letter's"
 ! grep -q '\*\*\*' "$cover" || die "the cover letter still has format-patch placeholders"
 
-# Whoever posts the series commits it: SMMULAB_AUTHOR_NAME/EMAIL, else the
-# identity of git's configuration, else the author of the project's last
-# commit (a fresh clone without one); never a placeholder
-ident() {
-    git -C "$SMMULAB_ROOT" config "user.$1" 2>/dev/null ||
-        git -C "$SMMULAB_ROOT" log -1 --format="%a$2" 2>/dev/null || true
-}
-author_name=${SMMULAB_AUTHOR_NAME:-$(ident name n)}
-author_email=${SMMULAB_AUTHOR_EMAIL:-$(ident email e)}
-[ -n "$author_name" ] && [ -n "$author_email" ] || \
-    die "no author identity: set git config user.name and user.email (or SMMULAB_AUTHOR_NAME and SMMULAB_AUTHOR_EMAIL)"
+# The series' author (series_author in common.sh: never a placeholder)
+series_author
 git_r() {
     git -C "$R" -c user.name="$author_name" -c user.email="$author_email" \
         -c gc.auto=0 "$@"
