@@ -309,7 +309,8 @@ check "a refused merge leaves no directory behind" [ ! -e "$OUT/bad-merge2" ]
 "$RUN" --build "$B" --out "$OUT/resumed" tests/scenarios/e2e.ini >"$OUT/resumed-1.out" 2>&1 &
 pid=$!
 for _ in $(seq 1 600); do
-    [ "$(grep -c '"index"' "$OUT/resumed/runs.json" 2>/dev/null)" -ge 1 ] && break
+    k=$(grep -c '"index"' "$OUT/resumed/runs.json" 2>/dev/null)
+    [ "${k:-0}" -ge 1 ] && break
     sleep 0.05
 done
 kill -TERM $pid
