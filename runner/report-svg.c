@@ -80,221 +80,317 @@ static void error_bar(GString *s, double x, double y1, double y2)
                            x, y1, y2, x - 3, y1, x + 3, x - 3, y2, x + 3);
 }
 
+/*
+ * The chart's size, and its plot area: left and top edges, width and
+ * height (margins of 20 on the right, 90 below for the labels and legend)
+ */
+#define CHART_W 760.0
+#define CHART_H 420.0
+#define PLOT_L 80.0
+#define PLOT_T 50.0
+#define PLOT_W (CHART_W - PLOT_L - 20.0)
+#define PLOT_H (CHART_H - PLOT_T - 90.0)
+
+/* A legend's square, filled with @color */
+static void legend_box(GString *s, double x, const char *color,
+                       gboolean pale)
+{
+    g_string_append_printf(s, "<rect x=\"%.1f\" y=\"%.1f\" width=\"12\" "
+                           "height=\"12\" fill=\"%s\"%s/>\n",
+                           x, CHART_H - 28, color,
+                           pale ? " fill-opacity=\"0.45\"" : "");
+}
+
+/* A horizontal grid line at @y, labelled @lab on the left */
+static void grid_line(GString *s, double y, const char *lab)
+{
+    g_string_append_printf(s, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
+                           "y2=\"%.1f\" stroke=\"#ddd\"/>\n", PLOT_L, y,
+                           PLOT_L + PLOT_W, y);
+    svg_text(s, PLOT_L - 6, y + 4, "end", 11, lab);
+}
+
+/* The top of a sweep's axis: the largest mean or run of any column */
+static double sweep_max(JsonArray *runs, GPtrArray *cols, const Metric *m,
+                        JsonArray *points)
+{
+    guint np = json_array_get_length(points), c, p;
+    double vmax = 0;
+
+    for (c = 0; c < cols->len; c++) {
+        Column *col = g_ptr_array_index(cols, c);
+
+        for (p = 0; p < np; p++) {
+            const char *pt = json_array_get_string_element(points, p);
+            double v = report_aggregate(runs, m, col, pt, NULL), lo, hi;
+
+            if (!isnan(v)) {
+                vmax = MAX(vmax, v);
+            }
+            if (spread(runs, m, col, pt, &lo, &hi)) {
+                vmax = MAX(vmax, hi);
+            }
+        }
+    }
+    return axis_max(vmax);
+}
+
+/* A sweep's title and axes: the metric up to @vmax over the points */
+static void sweep_axes(GString *s, JsonObject *sc, const Metric *m,
+                       JsonArray *points, double vmax)
+{
+    guint np = json_array_get_length(points), p;
+    g_autofree char *title = NULL;
+    int i;
+
+    title = g_strdup_printf("%s: %s by %s",
+                            json_object_get_string_member(sc, "name"),
+                            m->label,
+                            json_object_get_string_member(sc, "sweep_key"));
+    svg_text(s, CHART_W / 2, 28, "middle", 16, title);
+    for (i = 0; i <= 5; i++) {
+        double y = PLOT_T + PLOT_H - PLOT_H * i / 5;
+        g_autofree char *lab = report_fmt(vmax * i / 5, vmax >= 50 ? 0 : 1);
+
+        grid_line(s, y, lab);
+    }
+    for (p = 0; p < np; p++) {
+        double x = PLOT_L + PLOT_W * (p + 0.5) / np;
+
+        svg_text(s, x, PLOT_T + PLOT_H + 18, "middle", 11,
+                 json_array_get_string_element(points, p));
+    }
+    svg_text(s, PLOT_L + PLOT_W / 2, PLOT_T + PLOT_H + 38, "middle", 12,
+             json_object_get_string_member(sc, "sweep_key"));
+    g_string_append_printf(s, "<text x=\"16\" y=\"%.1f\" font-size=\"11\" "
+                           "text-anchor=\"middle\" transform=\"rotate(-90 16 "
+                           "%.1f)\">%s</text>\n", PLOT_T + PLOT_H / 2,
+                           PLOT_T + PLOT_H / 2, m->label);
+}
+
+/*
+ * One column's line over a sweep's points, with its legend entry number
+ * @nv: variants solid, their controls dashed and paler; bars: min..max
+ */
+static void sweep_line(GString *s, JsonArray *runs, GPtrArray *cols,
+                       const Column *col, const Metric *m,
+                       JsonArray *points, double vmax, guint nv)
+{
+    guint np = json_array_get_length(points), p;
+    const char *color = report_variant_color(cols, col);
+    g_autoptr(GString) path = g_string_new(NULL);
+    double lx = PLOT_L + 10 + (PLOT_W - 10) * nv / cols->len;
+
+    for (p = 0; p < np; p++) {
+        const char *pt = json_array_get_string_element(points, p);
+        double v = report_aggregate(runs, m, col, pt, NULL);
+        double x = PLOT_L + PLOT_W * (p + 0.5) / np, y, lo, hi;
+
+        if (isnan(v)) {
+            continue;
+        }
+        y = PLOT_T + PLOT_H - PLOT_H * v / vmax;
+        g_string_append_printf(path, "%s%.1f,%.1f", path->len ? " " : "",
+                               x, y);
+        g_string_append_printf(s, "<circle cx=\"%.1f\" cy=\"%.1f\" "
+                               "r=\"4\" fill=\"%s\"%s/>\n", x, y, color,
+                               col->control ? " fill-opacity=\"0.45\"" : "");
+        if (spread(runs, m, col, pt, &lo, &hi)) {
+            error_bar(s, x, PLOT_T + PLOT_H - PLOT_H * lo / vmax,
+                      PLOT_T + PLOT_H - PLOT_H * hi / vmax);
+        }
+    }
+    g_string_append_printf(s, "<polyline points=\"%s\" fill=\"none\" "
+                           "stroke=\"%s\" stroke-width=\"2\"%s/>\n",
+                           path->str, color, col->control ?
+                           " stroke-dasharray=\"6 4\" stroke-opacity=\"0.6\"" :
+                           "");
+    legend_box(s, lx, color, col->control);
+    svg_text(s, lx + 16, CHART_H - 18, "start", 11, col->name);
+}
+
+/* A sweep: one line per variant (and control) over the points */
+static void sweep_chart(GString *s, JsonObject *sc, JsonArray *runs,
+                        GPtrArray *cols, const Metric *m, JsonArray *points)
+{
+    double vmax = sweep_max(runs, cols, m, points);
+    guint c;
+
+    sweep_axes(s, sc, m, points, vmax);
+    for (c = 0; c < cols->len; c++) {
+        sweep_line(s, runs, cols, g_ptr_array_index(cols, c), m, points,
+                   vmax, c);
+    }
+}
+
+/* The bar chart's scale: what the bars and their ranges span */
+typedef struct BarScale {
+    guint nm;           /* metrics, a bar each per column */
+    gboolean log;
+    double lo, hi;      /* the axis: 0..hi, or 10^lo..10^hi on a log scale */
+} BarScale;
+
+/* The axis that holds every bar of @ch and its range, from 0 or log */
+static void bar_scale(JsonArray *runs, GPtrArray *cols, const char *kind,
+                      const Chart *ch, BarScale *bs)
+{
+    double vmax = 0, vmin = INFINITY;
+    guint c;
+    int i;
+
+    bs->nm = 0;
+    bs->log = ch->bar_log;
+    while (bs->nm < G_N_ELEMENTS(ch->bars) && ch->bars[bs->nm]) {
+        bs->nm++;
+    }
+    for (c = 0; c < cols->len; c++) {
+        for (i = 0; i < (int)bs->nm; i++) {
+            const Metric *bm = report_find_metric(kind, ch->bars[i]);
+            double v = report_aggregate(runs, bm, g_ptr_array_index(cols, c),
+                                        NULL, NULL), rlo, rhi;
+
+            if (!isnan(v) && v > 0) {
+                vmax = MAX(vmax, v);
+                vmin = MIN(vmin, v);
+            }
+            if (spread(runs, bm, g_ptr_array_index(cols, c), NULL, &rlo,
+                       &rhi) && rlo > 0) {
+                vmax = MAX(vmax, rhi);
+                vmin = MIN(vmin, rlo);
+            }
+        }
+    }
+    if (bs->log) {
+        bs->lo = vmax > 0 ? floor(log10(vmin)) : 0;
+        bs->hi = vmax > 0 ? ceil(log10(vmax)) : 1;
+        if (bs->hi <= bs->lo) {
+            bs->hi = bs->lo + 1;
+        }
+    } else {
+        bs->lo = 0;
+        bs->hi = axis_max(vmax);
+    }
+}
+
+/* Where @v lies on the bar chart's axis, 0 (bottom) to 1 (top) */
+static double bar_frac(const BarScale *bs, double v)
+{
+    return bs->log ? (log10(v) - bs->lo) / (bs->hi - bs->lo) : v / bs->hi;
+}
+
+/* The bar chart's title and grid: 6 lines, or one per decade */
+static void bar_axes(GString *s, JsonObject *sc, const Chart *ch,
+                     const BarScale *bs)
+{
+    double lo = bs->lo, hi = bs->hi;
+    g_autofree char *title = NULL;
+    int i;
+
+    title = g_strdup_printf("%s: %s",
+                            json_object_get_string_member(sc, "name"),
+                            ch->bar_title);
+    svg_text(s, CHART_W / 2, 28, "middle", 16, title);
+    for (i = 0; i <= (bs->log ? (int)(hi - lo) : 5); i++) {
+        double frac = bs->log ? i / (hi - lo) : i / 5.0;
+        double y = PLOT_T + PLOT_H - PLOT_H * frac;
+        g_autofree char *lab = bs->log ?
+            report_fmt(pow(10, lo + i), lo + i < 0 ? (int)-(lo + i) : 0) :
+            report_fmt(hi * frac, hi >= 50 ? 0 : 1);
+
+        grid_line(s, y, lab);
+    }
+}
+
+/* Column @c's group of bars, one per metric, each with its runs' range */
+static void bar_group(GString *s, JsonArray *runs, GPtrArray *cols, guint c,
+                      const char *kind, const Chart *ch, const BarScale *bs)
+{
+    Column *col = g_ptr_array_index(cols, c);
+    double gx = PLOT_L + PLOT_W * c / cols->len, gw = PLOT_W / cols->len;
+    double bw = gw * 0.8 / bs->nm;
+    int i;
+
+    for (i = 0; i < (int)bs->nm; i++) {
+        const Metric *m = report_find_metric(kind, ch->bars[i]);
+        double v = report_aggregate(runs, m, col, NULL, NULL);
+        double frac, x = gx + gw * 0.1 + bw * i, rlo, rhi;
+
+        if (isnan(v) || v <= 0) {
+            continue;
+        }
+        frac = CLAMP(bar_frac(bs, v), 0, 1);
+        g_string_append_printf(s, "<rect x=\"%.1f\" y=\"%.1f\" "
+                               "width=\"%.1f\" height=\"%.1f\" "
+                               "fill=\"%s\"%s/>\n", x,
+                               PLOT_T + PLOT_H - PLOT_H * frac, bw * 0.9,
+                               PLOT_H * frac, report_palette[i],
+                               col->control ? " fill-opacity=\"0.45\"" : "");
+        /* the repeats' range, within the axis */
+        if (spread(runs, m, col, NULL, &rlo, &rhi) && rlo > 0) {
+            double f1 = bar_frac(bs, rlo), f2 = bar_frac(bs, rhi);
+
+            error_bar(s, x + bw * 0.45,
+                      PLOT_T + PLOT_H - PLOT_H * CLAMP(f1, 0, 1),
+                      PLOT_T + PLOT_H - PLOT_H * CLAMP(f2, 0, 1));
+        }
+    }
+    svg_text(s, gx + gw / 2, PLOT_T + PLOT_H + 18, "middle", 11, col->name);
+}
+
+/* Bars: for each column, one bar per chart metric; a legend of metrics */
+static void bar_chart(GString *s, JsonObject *sc, JsonArray *runs,
+                      GPtrArray *cols, const char *kind, const Chart *ch)
+{
+    BarScale bs;
+    guint c;
+    int i;
+
+    bar_scale(runs, cols, kind, ch, &bs);
+    bar_axes(s, sc, ch, &bs);
+    for (c = 0; c < cols->len; c++) {
+        bar_group(s, runs, cols, c, kind, ch, &bs);
+    }
+    for (i = 0; i < (int)bs.nm; i++) {
+        const Metric *m = report_find_metric(kind, ch->bars[i]);
+
+        legend_box(s, PLOT_L + 10 + 220 * i, report_palette[i], FALSE);
+        svg_text(s, PLOT_L + 28 + 220 * i, CHART_H - 18, "start", 12,
+                 m->label);
+    }
+}
+
 char *report_svg_chart(JsonObject *sc, JsonArray *runs, GPtrArray *cols,
                        const char *kind)
 {
-    const Chart *ch = NULL;
+    const Chart *ch = report_chart(kind);
     GString *s = g_string_new(NULL);
-    const double W = 760, H = 420, L = 80, R = 20, T = 50, B = 90;
-    const double pw = W - L - R, ph = H - T - B;
     JsonArray *points = json_object_has_member(sc, "sweep_values") ?
         json_object_get_array_member(sc, "sweep_values") : NULL;
-    g_autofree char *title = NULL;
-    int i;
-    guint c, p;
 
-    ch = report_chart(kind);
     g_string_append_printf(s, "<svg xmlns=\"http://www.w3.org/2000/svg\" "
                            "width=\"%.0f\" height=\"%.0f\" "
-                           "font-family=\"sans-serif\">\n", W, H);
+                           "font-family=\"sans-serif\">\n", CHART_W, CHART_H);
     g_string_append_printf(s, "<rect width=\"%.0f\" height=\"%.0f\" "
-                           "fill=\"white\"/>\n", W, H);
+                           "fill=\"white\"/>\n", CHART_W, CHART_H);
     if (!ch) {
-        svg_text(s, W / 2, H / 2, "middle", 14, "no chart for this workload");
+        svg_text(s, CHART_W / 2, CHART_H / 2, "middle", 14,
+                 "no chart for this workload");
         g_string_append(s, "</svg>\n");
         return g_string_free(s, FALSE);
     }
-
     if (points && json_array_get_length(points)) {
-        /* Sweep: one line per variant over the points */
-        const Metric *m = report_find_metric(kind, ch->line);
-        guint np = json_array_get_length(points), nv = 0;
-        double vmax = 0;
-
-        for (c = 0; c < cols->len; c++) {
-            Column *col = g_ptr_array_index(cols, c);
-
-            for (p = 0; p < np; p++) {
-                const char *pt = json_array_get_string_element(points, p);
-                double v = report_aggregate(runs, m, col, pt, NULL), lo, hi;
-
-                if (!isnan(v)) {
-                    vmax = MAX(vmax, v);
-                }
-                if (spread(runs, m, col, pt, &lo, &hi)) {
-                    vmax = MAX(vmax, hi);
-                }
-            }
-        }
-        vmax = axis_max(vmax);
-        title = g_strdup_printf("%s: %s by %s",
-                                json_object_get_string_member(sc, "name"),
-                                m->label,
-                                json_object_get_string_member(sc, "sweep_key"));
-        svg_text(s, W / 2, 28, "middle", 16, title);
-        for (i = 0; i <= 5; i++) {
-            double y = T + ph - ph * i / 5;
-            g_autofree char *lab = report_fmt(vmax * i / 5, vmax >= 50 ? 0 : 1);
-
-            g_string_append_printf(s, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
-                                   "y2=\"%.1f\" stroke=\"#ddd\"/>\n", L, y,
-                                   L + pw, y);
-            svg_text(s, L - 6, y + 4, "end", 11, lab);
-        }
-        for (p = 0; p < np; p++) {
-            double x = L + pw * (p + 0.5) / np;
-
-            svg_text(s, x, T + ph + 18, "middle", 11,
-                     json_array_get_string_element(points, p));
-        }
-        svg_text(s, L + pw / 2, T + ph + 38, "middle", 12,
-                 json_object_get_string_member(sc, "sweep_key"));
-        g_string_append_printf(s, "<text x=\"16\" y=\"%.1f\" font-size=\"11\" "
-                               "text-anchor=\"middle\" transform=\"rotate(-90 16 "
-                               "%.1f)\">%s</text>\n", T + ph / 2, T + ph / 2,
-                               m->label);
-        /* variants solid, their controls dashed and paler; bars: min..max */
-        for (c = 0; c < cols->len; c++) {
-            Column *col = g_ptr_array_index(cols, c);
-            const char *color = report_variant_color(cols, col);
-            g_autoptr(GString) path = g_string_new(NULL);
-            double lx = L + 10 + (pw - 10) * nv / cols->len;
-
-            for (p = 0; p < np; p++) {
-                const char *pt = json_array_get_string_element(points, p);
-                double v = report_aggregate(runs, m, col, pt, NULL);
-                double x = L + pw * (p + 0.5) / np, y, lo, hi;
-
-                if (isnan(v)) {
-                    continue;
-                }
-                y = T + ph - ph * v / vmax;
-                g_string_append_printf(path, "%s%.1f,%.1f", path->len ? " " : "",
-                                       x, y);
-                g_string_append_printf(s, "<circle cx=\"%.1f\" cy=\"%.1f\" "
-                                       "r=\"4\" fill=\"%s\"%s/>\n", x, y, color,
-                                       col->control ? " fill-opacity=\"0.45\"" : "");
-                if (spread(runs, m, col, pt, &lo, &hi)) {
-                    error_bar(s, x, T + ph - ph * lo / vmax,
-                              T + ph - ph * hi / vmax);
-                }
-            }
-            g_string_append_printf(s, "<polyline points=\"%s\" fill=\"none\" "
-                                   "stroke=\"%s\" stroke-width=\"2\"%s/>\n",
-                                   path->str, color, col->control ?
-                                   " stroke-dasharray=\"6 4\" stroke-opacity=\"0.6\"" : "");
-            g_string_append_printf(s, "<rect x=\"%.1f\" y=\"%.1f\" width=\"12\" "
-                                   "height=\"12\" fill=\"%s\"%s/>\n",
-                                   lx, H - 28, color,
-                                   col->control ? " fill-opacity=\"0.45\"" : "");
-            svg_text(s, lx + 16, H - 18, "start", 11, col->name);
-            nv++;
-        }
+        sweep_chart(s, sc, runs, cols, report_find_metric(kind, ch->line),
+                    points);
     } else {
-        /* Bars: for each column, one bar per chart metric */
-        guint nm = 0, ncol = cols->len;
-        double vmax = 0, vmin = INFINITY, lo, hi;
-
-        while (nm < G_N_ELEMENTS(ch->bars) && ch->bars[nm]) {
-            nm++;
-        }
-        for (c = 0; c < ncol; c++) {
-            for (i = 0; i < (int)nm; i++) {
-                const Metric *bm = report_find_metric(kind, ch->bars[i]);
-                double v = report_aggregate(runs, bm, g_ptr_array_index(cols, c),
-                                     NULL, NULL), rlo, rhi;
-
-                if (!isnan(v) && v > 0) {
-                    vmax = MAX(vmax, v);
-                    vmin = MIN(vmin, v);
-                }
-                if (spread(runs, bm, g_ptr_array_index(cols, c), NULL, &rlo,
-                           &rhi) && rlo > 0) {
-                    vmax = MAX(vmax, rhi);
-                    vmin = MIN(vmin, rlo);
-                }
-            }
-        }
-        if (ch->bar_log) {
-            lo = vmax > 0 ? floor(log10(vmin)) : 0;
-            hi = vmax > 0 ? ceil(log10(vmax)) : 1;
-            if (hi <= lo) {
-                hi = lo + 1;
-            }
-        } else {
-            lo = 0;
-            hi = axis_max(vmax);
-        }
-        title = g_strdup_printf("%s: %s",
-                                json_object_get_string_member(sc, "name"),
-                                ch->bar_title);
-        svg_text(s, W / 2, 28, "middle", 16, title);
-        for (i = 0; i <= (ch->bar_log ? (int)(hi - lo) : 5); i++) {
-            double frac = ch->bar_log ? i / (hi - lo) : i / 5.0;
-            double y = T + ph - ph * frac;
-            g_autofree char *lab = ch->bar_log ?
-                report_fmt(pow(10, lo + i), lo + i < 0 ? (int)-(lo + i) : 0) :
-                report_fmt(hi * frac, hi >= 50 ? 0 : 1);
-
-            g_string_append_printf(s, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
-                                   "y2=\"%.1f\" stroke=\"#ddd\"/>\n", L, y,
-                                   L + pw, y);
-            svg_text(s, L - 6, y + 4, "end", 11, lab);
-        }
-        for (c = 0; c < ncol; c++) {
-            Column *col = g_ptr_array_index(cols, c);
-            double gx = L + pw * c / ncol, gw = pw / ncol;
-            double bw = gw * 0.8 / nm;
-
-            for (i = 0; i < (int)nm; i++) {
-                double v = report_aggregate(runs, report_find_metric(kind, ch->bars[i]), col,
-                                     NULL, NULL);
-                double frac, x = gx + gw * 0.1 + bw * i;
-
-                if (isnan(v) || v <= 0) {
-                    continue;
-                }
-                frac = ch->bar_log ? (log10(v) - lo) / (hi - lo) : v / hi;
-                frac = CLAMP(frac, 0, 1);
-                g_string_append_printf(s, "<rect x=\"%.1f\" y=\"%.1f\" "
-                                       "width=\"%.1f\" height=\"%.1f\" "
-                                       "fill=\"%s\"%s/>\n", x,
-                                       T + ph - ph * frac, bw * 0.9,
-                                       ph * frac, report_palette[i],
-                                       col->control ? " fill-opacity=\"0.45\"" : "");
-                {
-                    double rlo, rhi;
-
-                    /* the repeats' range, within the axis */
-                    if (spread(runs, report_find_metric(kind, ch->bars[i]), col, NULL,
-                               &rlo, &rhi) && rlo > 0) {
-                        double f1 = ch->bar_log ?
-                            (log10(rlo) - lo) / (hi - lo) : rlo / hi;
-                        double f2 = ch->bar_log ?
-                            (log10(rhi) - lo) / (hi - lo) : rhi / hi;
-
-                        error_bar(s, x + bw * 0.45,
-                                  T + ph - ph * CLAMP(f1, 0, 1),
-                                  T + ph - ph * CLAMP(f2, 0, 1));
-                    }
-                }
-            }
-            svg_text(s, gx + gw / 2, T + ph + 18, "middle", 11, col->name);
-        }
-        for (i = 0; i < (int)nm; i++) {
-            const Metric *m = report_find_metric(kind, ch->bars[i]);
-
-            g_string_append_printf(s, "<rect x=\"%.1f\" y=\"%.1f\" width=\"12\" "
-                                   "height=\"12\" fill=\"%s\"/>\n",
-                                   L + 10 + 220 * i, H - 28, report_palette[i]);
-            svg_text(s, L + 28 + 220 * i, H - 18, "start", 12, m->label);
-        }
+        bar_chart(s, sc, runs, cols, kind, ch);
     }
+    /* the axes */
     g_string_append_printf(s, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
-                           "y2=\"%.1f\" stroke=\"black\"/>\n", L, T + ph,
-                           L + pw, T + ph);
+                           "y2=\"%.1f\" stroke=\"black\"/>\n", PLOT_L,
+                           PLOT_T + PLOT_H, PLOT_L + PLOT_W, PLOT_T + PLOT_H);
     g_string_append_printf(s, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
-                           "y2=\"%.1f\" stroke=\"black\"/>\n", L, T, L, T + ph);
+                           "y2=\"%.1f\" stroke=\"black\"/>\n", PLOT_L, PLOT_T,
+                           PLOT_L, PLOT_T + PLOT_H);
     g_string_append(s, "</svg>\n");
     return g_string_free(s, FALSE);
 }

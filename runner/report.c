@@ -512,86 +512,88 @@ static void variants_ran(GString *t, JsonBuilder *b, JsonObject *sc,
     json_builder_end_array(b);
 }
 
-char *smmulab_report_write(JsonNode *doc, const char *dir, GError **err)
+/* A report in the making: the runs it is made from and what they tally */
+typedef struct Report {
+    JsonObject *root, *sc;
+    JsonArray *runs;
+    JsonArray *points;          /* the sweep's, or NULL */
+    GPtrArray *cols;
+    const char *kind;
+    GString *t;                 /* report.txt */
+    JsonBuilder *b;             /* report.json */
+    guint nrun, nok, nctl, nexact, ncounted;
+    gboolean has_control, reliable;
+    const char *ctl_why;        /* what is wrong with the control runs */
+} Report;
+
+/* The runs that ended ok, and those whose timeouts the kernel counted */
+static void tally_runs(Report *rp)
 {
-    JsonObject *root = json_node_get_object(doc);
-    JsonObject *sc = json_object_get_object_member(root, "scenario");
-    JsonArray *runs = json_object_get_array_member(root, "runs");
-    const char *kind = json_object_get_string_member(sc, "workload");
-    const Metric *wm = report_workload_metrics(kind);
-    JsonArray *points = json_object_has_member(sc, "sweep_values") ?
-        json_object_get_array_member(sc, "sweep_values") : NULL;
-    g_autoptr(GPtrArray) cols = report_columns_of(sc, runs);
-    g_autoptr(JsonBuilder) b = json_builder_new();
-    g_autoptr(JsonGenerator) gen = json_generator_new();
-    g_autoptr(JsonNode) out = NULL;
-    GString *t = g_string_new(NULL);
-    g_autofree char *det = NULL, *svg = NULL, *json = NULL;
-    g_autofree char *p_txt = NULL, *p_json = NULL, *p_svg = NULL;
-    g_autofree char *p_html = NULL, *html = NULL, *cdf = NULL;
-    g_autofree char *p_cdf = NULL;
-    guint i, nrun = json_array_get_length(runs), nok = 0, nctl = 0;
-    guint nexact = 0, ncounted = 0;
-    gsize head_start;
-    gboolean reliable, has_control = json_object_get_boolean_member(sc,
-                                                                    "control");
-    g_autofree char *ctl_why = NULL;
+    guint i;
 
-    for (i = 0; i < nrun; i++) {
-        JsonObject *r = json_array_get_object_element(runs, i);
+    rp->nrun = json_array_get_length(rp->runs);
+    for (i = 0; i < rp->nrun; i++) {
+        JsonObject *r = json_array_get_object_element(rp->runs, i);
 
-        nok += !strcmp(json_object_get_string_member(r, "verdict"), "ok");
+        rp->nok += !strcmp(json_object_get_string_member(r, "verdict"), "ok");
         if (report_run_counts(r)) {
-            ncounted++;
-            nexact += json_object_get_boolean_member_with_default(
+            rp->ncounted++;
+            rp->nexact += json_object_get_boolean_member_with_default(
                 r, "timeouts_exact", FALSE);
         }
     }
-    ctl_why = report_control_problems(runs, &nctl);
-    reliable = has_control && !ctl_why;
+}
+
+/* report.json's first members; returns the determinism line's text */
+static char *json_head(Report *rp)
+{
+    JsonBuilder *b = rp->b;
+    char *det;
 
     json_builder_begin_object(b);
     json_builder_set_member_name(b, "scenario");
-    json_builder_add_value(b, json_node_copy(json_object_get_member(root,
-                                                                    "scenario")));
-    det = determinism(sc, runs, b);
+    json_builder_add_value(b, json_node_copy(
+        json_object_get_member(rp->root, "scenario")));
+    det = determinism(rp->sc, rp->runs, b);
     json_builder_set_member_name(b, "reliable");
-    if (has_control) {
-        json_builder_add_boolean_value(b, reliable);
+    if (rp->has_control) {
+        json_builder_add_boolean_value(b, rp->reliable);
     } else {
         json_builder_add_null_value(b);
     }
     json_builder_set_member_name(b, "control_problems");
-    if (has_control && ctl_why) {
-        json_builder_add_string_value(b, ctl_why);
+    if (rp->has_control && rp->ctl_why) {
+        json_builder_add_string_value(b, rp->ctl_why);
     } else {
         json_builder_add_null_value(b);
     }
     json_builder_set_member_name(b, "runs_ok");
-    json_builder_add_int_value(b, nok);
+    json_builder_add_int_value(b, rp->nok);
     json_builder_set_member_name(b, "runs_total");
-    json_builder_add_int_value(b, nrun);
+    json_builder_add_int_value(b, rp->nrun);
+    return det;
+}
 
-    g_string_append_printf(t, "smmulab report: %s\n",
-                           json_object_get_string_member(sc, "name"));
-    if (json_object_has_member(sc, "description")) {
-        g_string_append_printf(t, "  %s\n",
-                               json_object_get_string_member(sc, "description"));
-    }
-    head_start = t->len;
+/* The header's lines on what ran: scenario, model, builds, runs, design */
+static void header_setup(Report *rp, const char *det)
+{
+    GString *t = rp->t;
+    JsonObject *sc = rp->sc;
+
     g_string_append_printf(t, "  scenario %s, workload %s, %" G_GINT64_FORMAT
                            " run(s) per variant%s\n",
-                           json_object_get_string_member(sc, "file"), kind,
+                           json_object_get_string_member(sc, "file"),
+                           rp->kind,
                            json_object_get_int_member(sc, "repeat"),
-                           points ? " and sweep point" : "");
+                           rp->points ? " and sweep point" : "");
     g_string_append_printf(t, "  model: %s\n",
                            json_object_get_string_member(sc, "smmu"));
     g_string_append_printf(t, "  machine: %s\n",
                            json_object_get_string_member(sc, "machine"));
-    provenance(t, root, runs);
-    variants_ran(t, b, sc, runs);
-    cores_note(t, sc, root);
-    g_string_append_printf(t, "  runs: %u of %u ok\n", nok, nrun);
+    provenance(t, rp->root, rp->runs);
+    variants_ran(t, rp->b, sc, rp->runs);
+    cores_note(t, sc, rp->root);
+    g_string_append_printf(t, "  runs: %u of %u ok\n", rp->nok, rp->nrun);
     g_string_append_printf(t, "  %s: %s\n",
                            json_object_has_member(sc, "seed") ? "repeats" :
                            "deterministic", det);
@@ -606,134 +608,228 @@ char *smmulab_report_write(JsonNode *doc, const char *dir, GError **err)
                            "runs compared as two samples (Mann-Whitney U "
                            "test and Hodges-Lehmann shift, Fisher's exact "
                            "test on runs with an event)");
-    if (has_control && reliable) {
+}
+
+/* The header's lines on what the comparison rests on: control, timeouts */
+static void header_trust(Report *rp)
+{
+    GString *t = rp->t;
+
+    if (rp->has_control && rp->reliable) {
         g_string_append_printf(t, "  control (fast hardware: every cost 0, "
                                "cmdqs=19, RIL on): clean: %u of %u control "
                                "run(s) ok, no lockup or timeout: the "
-                               "comparison stands\n", nctl, nctl);
-    } else if (has_control) {
+                               "comparison stands\n", rp->nctl, rp->nctl);
+    } else if (rp->has_control) {
         g_string_append_printf(t, "  control (fast hardware: every cost 0, "
                                "cmdqs=19, RIL on): UNRELIABLE: %s: the "
                                "comparison is unreliable, do not blame a "
-                               "variant\n", ctl_why);
+                               "variant\n", rp->ctl_why);
     } else {
         g_string_append(t, "  control: not run: nothing shows that the host "
                         "itself does not stall the guest\n");
     }
     g_string_append_printf(t, "  timeouts: %s\n",
-                           !ncounted ? "no run to count" :
-                           nexact == ncounted ?
+                           !rp->ncounted ? "no run to count" :
+                           rp->nexact == rp->ncounted ?
                            "counted by the kit kernel, rate-limited messages "
                            "included (exact)" :
-                           nexact ? "exact where the kernel counted, console "
-                           "lines elsewhere (at least)" :
+                           rp->nexact ? "exact where the kernel counted, "
+                           "console lines elsewhere (at least)" :
                            "console lines only (at least: the kernel rate "
                            "limits them)");
-    series_note(t, runs, cols);
-    for (i = 0; i < nrun; i++) {
+}
+
+/* A line for each run that did not end ok */
+static void failed_runs(GString *t, JsonArray *runs)
+{
+    guint i;
+
+    for (i = 0; i < json_array_get_length(runs); i++) {
         JsonObject *r = json_array_get_object_element(runs, i);
+        const char *pt;
 
-        if (strcmp(json_object_get_string_member(r, "verdict"), "ok")) {
-            const char *pt = json_object_get_string_member_with_default(
-                r, "point", "");
+        if (!strcmp(json_object_get_string_member(r, "verdict"), "ok")) {
+            continue;
+        }
+        pt = json_object_get_string_member_with_default(r, "point", "");
+        g_string_append_printf(t, "  run %s%s%s%s rep %" G_GINT64_FORMAT
+                               ": %s: %s (log %s)\n",
+            json_object_get_boolean_member(r, "control") ? "control:" : "",
+            json_object_get_string_member(r, "variant"),
+            pt[0] ? " at " : "", pt,
+            json_object_get_int_member(r, "rep"),
+            json_object_get_string_member(r, "verdict"),
+            json_object_get_string_member_with_default(r, "detail", ""),
+            json_object_get_string_member(r, "log"));
+    }
+}
 
-            g_string_append_printf(t, "  run %s%s%s%s rep %" G_GINT64_FORMAT
-                                   ": %s: %s (log %s)\n",
-                json_object_get_boolean_member(r, "control") ? "control:" : "",
-                json_object_get_string_member(r, "variant"),
-                pt[0] ? " at " : "", pt,
-                json_object_get_int_member(r, "rep"),
-                json_object_get_string_member(r, "verdict"),
-                json_object_get_string_member_with_default(r, "detail", ""),
-                json_object_get_string_member(r, "log"));
+/*
+ * The header: title, then the lines on the runs, which report.json keeps
+ * too (as "header", without the title)
+ */
+static void text_header(Report *rp, const char *det)
+{
+    GString *t = rp->t;
+    g_auto(GStrv) lines = NULL;
+    gsize head_start;
+    guint i;
+
+    g_string_append_printf(t, "smmulab report: %s\n",
+                           json_object_get_string_member(rp->sc, "name"));
+    if (json_object_has_member(rp->sc, "description")) {
+        g_string_append_printf(t, "  %s\n", json_object_get_string_member(
+                                   rp->sc, "description"));
+    }
+    head_start = t->len;
+    header_setup(rp, det);
+    header_trust(rp);
+    series_note(t, rp->runs, rp->cols);
+    failed_runs(t, rp->runs);
+
+    lines = g_strsplit(t->str + head_start, "\n", -1);
+    json_builder_set_member_name(rp->b, "header");
+    json_builder_begin_array(rp->b);
+    for (i = 0; lines[i]; i++) {
+        if (*g_strstrip(lines[i])) {
+            json_builder_add_string_value(rp->b, lines[i]);
         }
     }
-    {
-        g_auto(GStrv) lines = g_strsplit(t->str + head_start, "\n", -1);
-
-        json_builder_set_member_name(b, "header");
-        json_builder_begin_array(b);
-        for (i = 0; lines[i]; i++) {
-            if (*g_strstrip(lines[i])) {
-                json_builder_add_string_value(b, lines[i]);
-            }
-        }
-        json_builder_end_array(b);
-    }
+    json_builder_end_array(rp->b);
     g_string_append_c(t, '\n');
-    report_verdicts(t, b, sc, runs, cols, kind, points,
-                    has_control && !reliable);
-    report_evidence(t, runs);
-    report_places(t, b, runs);
+}
+
+/* The table: the columns' names, then a row block per sweep point */
+static void tables(Report *rp)
+{
+    const Metric *wm = report_workload_metrics(rp->kind);
+    JsonBuilder *b = rp->b;
+    guint i, p;
 
     json_builder_set_member_name(b, "columns");
     json_builder_begin_array(b);
-    for (i = 0; i < cols->len; i++) {
+    for (i = 0; i < rp->cols->len; i++) {
         json_builder_add_string_value(b,
-            ((Column *)g_ptr_array_index(cols, i))->name);
+            ((Column *)g_ptr_array_index(rp->cols, i))->name);
     }
     json_builder_end_array(b);
     json_builder_set_member_name(b, "table");
     json_builder_begin_array(b);
-    if (points && json_array_get_length(points)) {
-        guint p;
-
-        sweep_summary(t, sc, runs, cols, kind, points);
-        for (p = 0; p < json_array_get_length(points); p++) {
-            const char *pt = json_array_get_string_element(points, p);
-            g_autofree char *head = g_strdup_printf("%s=%s",
-                json_object_get_string_member(sc, "sweep_key"), pt);
-
-            header_row(t, cols, head);
-            if (wm) {
-                add_table(t, b, runs, cols, wm, pt);
-            }
-            add_table(t, b, runs, cols, report_common_metrics, pt);
-            g_string_append_c(t, '\n');
-        }
-    } else {
-        header_row(t, cols, "");
+    if (!rp->points || !json_array_get_length(rp->points)) {
+        header_row(rp->t, rp->cols, "");
         if (wm) {
-            add_table(t, b, runs, cols, wm, NULL);
+            add_table(rp->t, b, rp->runs, rp->cols, wm, NULL);
         }
-        add_table(t, b, runs, cols, report_common_metrics, NULL);
+        add_table(rp->t, b, rp->runs, rp->cols, report_common_metrics, NULL);
+        json_builder_end_array(b);
+        return;
+    }
+    sweep_summary(rp->t, rp->sc, rp->runs, rp->cols, rp->kind, rp->points);
+    for (p = 0; p < json_array_get_length(rp->points); p++) {
+        const char *pt = json_array_get_string_element(rp->points, p);
+        g_autofree char *head = g_strdup_printf("%s=%s",
+            json_object_get_string_member(rp->sc, "sweep_key"), pt);
+
+        header_row(rp->t, rp->cols, head);
+        if (wm) {
+            add_table(rp->t, b, rp->runs, rp->cols, wm, pt);
+        }
+        add_table(rp->t, b, rp->runs, rp->cols, report_common_metrics, pt);
+        g_string_append_c(rp->t, '\n');
     }
     json_builder_end_array(b);
-    if (json_object_has_member(root, "provenance")) {
+}
+
+/* report.json's last members: the provenance and the runs themselves */
+static void json_tail(Report *rp)
+{
+    JsonBuilder *b = rp->b;
+
+    if (json_object_has_member(rp->root, "provenance")) {
         json_builder_set_member_name(b, "provenance");
         json_builder_add_value(b, json_node_copy(
-            json_object_get_member(root, "provenance")));
+            json_object_get_member(rp->root, "provenance")));
     }
     json_builder_set_member_name(b, "runs");
-    json_builder_add_value(b, json_node_copy(json_object_get_member(root,
-                                                                    "runs")));
+    json_builder_add_value(b, json_node_copy(
+        json_object_get_member(rp->root, "runs")));
     json_builder_end_object(b);
+}
+
+/* DIR/NAME with @text in it */
+static gboolean write_in(const char *dir, const char *name, const char *text,
+                         GError **err)
+{
+    g_autofree char *path = g_build_filename(dir, name, NULL);
+
+    return g_file_set_contents(path, text, -1, err);
+}
+
+/* The report's files: the CDF (if drawn), the text, JSON, SVG and page */
+static gboolean write_files(const char *dir, const char *txt,
+                            const char *json, const char *svg,
+                            const char *cdf, const char *html, GError **err)
+{
+    if (cdf && !write_in(dir, "report-cdf.svg", cdf, err)) {
+        return FALSE;
+    }
+    return write_in(dir, "report.txt", txt, err) &&
+           write_in(dir, "report.json", json, err) &&
+           write_in(dir, "report.svg", svg, err) &&
+           write_in(dir, "report.html", html, err);
+}
+
+char *smmulab_report_write(JsonNode *doc, const char *dir, GError **err)
+{
+    JsonObject *root = json_node_get_object(doc);
+    JsonObject *sc = json_object_get_object_member(root, "scenario");
+    JsonArray *runs = json_object_get_array_member(root, "runs");
+    g_autoptr(GPtrArray) cols = report_columns_of(sc, runs);
+    g_autoptr(JsonBuilder) b = json_builder_new();
+    g_autoptr(JsonGenerator) gen = json_generator_new();
+    g_autoptr(JsonNode) out = NULL;
+    g_autofree char *det = NULL, *svg = NULL, *json = NULL;
+    g_autofree char *html = NULL, *cdf = NULL, *ctl_why = NULL;
+    Report rp = {
+        .root = root,
+        .sc = sc,
+        .runs = runs,
+        .points = json_object_has_member(sc, "sweep_values") ?
+            json_object_get_array_member(sc, "sweep_values") : NULL,
+        .cols = cols,
+        .kind = json_object_get_string_member(sc, "workload"),
+        .t = g_string_new(NULL),
+        .b = b,
+        .has_control = json_object_get_boolean_member(sc, "control"),
+    };
+
+    tally_runs(&rp);
+    ctl_why = report_control_problems(runs, &rp.nctl);
+    rp.ctl_why = ctl_why;
+    rp.reliable = rp.has_control && !ctl_why;
+
+    det = json_head(&rp);
+    text_header(&rp, det);
+    report_verdicts(rp.t, b, sc, runs, cols, rp.kind, rp.points,
+                    rp.has_control && !rp.reliable);
+    report_evidence(rp.t, runs);
+    report_places(rp.t, b, runs);
+    tables(&rp);
+    json_tail(&rp);
 
     out = json_builder_get_root(b);
     json_generator_set_root(gen, out);
     json_generator_set_pretty(gen, TRUE);
     json = json_generator_to_data(gen, NULL);
-    svg = report_svg_chart(sc, runs, cols, kind);
+    svg = report_svg_chart(sc, runs, cols, rp.kind);
     cdf = report_cdf_svg(sc, runs, cols);
     html = report_html(json_node_get_object(out), runs, svg, cdf);
-
-    p_txt = g_build_filename(dir, "report.txt", NULL);
-    p_json = g_build_filename(dir, "report.json", NULL);
-    p_svg = g_build_filename(dir, "report.svg", NULL);
-    p_html = g_build_filename(dir, "report.html", NULL);
-    p_cdf = g_build_filename(dir, "report-cdf.svg", NULL);
-    if (cdf && !g_file_set_contents(p_cdf, cdf, -1, err)) {
-        g_string_free(t, TRUE);
+    if (!write_files(dir, rp.t->str, json, svg, cdf, html, err)) {
+        g_string_free(rp.t, TRUE);
         return NULL;
     }
-    if (!g_file_set_contents(p_txt, t->str, -1, err) ||
-        !g_file_set_contents(p_json, json, -1, err) ||
-        !g_file_set_contents(p_svg, svg, -1, err) ||
-        !g_file_set_contents(p_html, html, -1, err)) {
-        g_string_free(t, TRUE);
-        return NULL;
-    }
-    return g_string_free(t, FALSE);
+    return g_string_free(rp.t, FALSE);
 }
 
 char *smmulab_report_from_dir(const char *dir, GError **err)

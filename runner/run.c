@@ -522,6 +522,214 @@ static void set_verdict(SmmulabRun *r, const SmmulabRunSpec *spec,
     }
 }
 
+/* One boot being watched: QEMU, its console and its monitor */
+typedef struct Boot {
+    const SmmulabRunSpec *spec;
+    SmmulabRun *r;
+    Watch w;
+    char *sock;                 /* QMP's socket */
+    SmmulabQmp *qmp;
+    char *smmu_path;            /* the SMMU's QOM path, once found */
+    GPid pid;
+    int console_fd;
+    gint64 start, last_poll, deadline, quit_at, status_at;
+    gboolean eof, timed_out, stopped, qmp_dead, interrupted;
+    int status;
+} Boot;
+
+/* Read what the console has (200 ms at most): EOF when QEMU closed it */
+static void read_console(Boot *bt)
+{
+    struct pollfd pfd = { .fd = bt->console_fd, .events = POLLIN };
+    char buf[65536];
+
+    if (poll(&pfd, 1, 200) > 0) {
+        ssize_t n = read(bt->console_fd, buf, sizeof(buf));
+
+        if (n > 0) {
+            bt->r->clock_s = (g_get_monotonic_time() - bt->start) / 1e6;
+            consume(&bt->w, buf, n);
+        } else if (n == 0 || (errno != EINTR && errno != EAGAIN)) {
+            bt->eof = TRUE;
+        }
+    }
+}
+
+/*
+ * End QEMU when the runner is told to stop, or when the guest printed its
+ * status but QEMU does not stop
+ */
+static void end_when_done(Boot *bt, gint64 now)
+{
+    if (smmulab_run_interrupted && !bt->interrupted) {
+        /* The runner was told to stop: so does this QEMU, now */
+        bt->interrupted = TRUE;
+        kill(bt->pid, SIGKILL);
+        bt->quit_at = now;
+    }
+    if (bt->w.status_seen && !bt->status_at) {
+        bt->status_at = now;
+    }
+    /*
+     * A guest that printed its status is done: if QMP does not say the
+     * machine stopped within 10 s (no QMP, or a monitor that does not
+     * answer), end QEMU anyway.  That is not a timeout.
+     */
+    if (bt->status_at && !bt->stopped && !bt->quit_at &&
+        now - bt->status_at > 10 * G_USEC_PER_SEC) {
+        kill(bt->pid, SIGTERM);
+        bt->quit_at = now;
+    }
+}
+
+/* The model's counters just read replace the run's */
+static void keep_stats(SmmulabRun *r, JsonNode *st)
+{
+    if (r->stats) {
+        json_node_unref(r->stats);
+    }
+    r->stats = st;
+}
+
+/* Counters @st read at @t seconds: kept, and sampled for the timeline */
+static void sample_stats(SmmulabRun *r, JsonNode *st, double t)
+{
+    keep_stats(r, st);
+    if (JSON_NODE_HOLDS_OBJECT(st)) {
+        JsonObject *o = json_node_get_object(st);
+        SmmulabSample smp = {
+            t,
+            json_object_get_int_member_with_default(o, "retired", 0),
+            json_object_get_int_member_with_default(o, "full", 0),
+            json_object_get_int_member_with_default(o, "pending", 0),
+            json_object_get_int_member_with_default(o, "cons-reads-busy", 0),
+        };
+
+        g_array_append_val(r->samples, smp);
+    }
+}
+
+/*
+ * The monitor: connected to in the first 20 s, its counters read every
+ * second until the machine stops.  FALSE when the monitor just stopped
+ * answering (the runner goes on without it).
+ */
+static gboolean poll_monitor(Boot *bt, gint64 now)
+{
+    g_autoptr(GError) qerr = NULL;
+    JsonNode *st;
+
+    if (!bt->qmp && !bt->qmp_dead && !bt->stopped &&
+        now - bt->start < 20 * G_USEC_PER_SEC) {
+        bt->qmp = smmulab_qmp_connect(bt->sock, 0, NULL);
+        if (bt->qmp) {
+            bt->smmu_path = smmulab_qmp_find_smmu(bt->qmp, NULL);
+        }
+    }
+    if (!bt->qmp || !bt->smmu_path || bt->stopped ||
+        now - bt->last_poll < G_USEC_PER_SEC) {
+        return TRUE;
+    }
+    st = smmulab_qmp_cmdq_stats(bt->qmp, bt->smmu_path, &qerr);
+    bt->last_poll = now;
+    if (st) {
+        sample_stats(bt->r, st, (now - bt->start) / 1e6);
+    } else if (g_error_matches(qerr, G_IO_ERROR, G_IO_ERROR_TIMED_OUT) ||
+               g_error_matches(qerr, G_IO_ERROR, G_IO_ERROR_CLOSED)) {
+        /* The monitor stopped answering: go on without it */
+        smmulab_qmp_close(bt->qmp);
+        bt->qmp = NULL;
+        bt->qmp_dead = TRUE;
+        return FALSE;
+    }
+    progress(bt->spec, bt->r, (now - bt->start) / 1e6, bt->r->stats, FALSE);
+    if (smmulab_qmp_event_seen(bt->qmp, "SHUTDOWN") ||
+        smmulab_qmp_event_seen(bt->qmp, "STOP")) {
+        /* The guest is done: the counters just read are final */
+        bt->stopped = TRUE;
+    }
+    return TRUE;
+}
+
+/*
+ * Tell QEMU to quit once the machine stopped, end it at the hard timeout,
+ * and kill it if it does not go 5 s after either
+ */
+static void quit_qemu(Boot *bt, gint64 now)
+{
+    if (bt->stopped && !bt->quit_at) {
+        g_autoptr(JsonNode) ret = NULL;
+        g_autoptr(GError) qerr = NULL;
+
+        if (bt->smmu_path) {
+            JsonNode *st = smmulab_qmp_cmdq_stats(bt->qmp, bt->smmu_path,
+                                                  NULL);
+
+            if (st) {
+                keep_stats(bt->r, st);
+            }
+        }
+        ret = smmulab_qmp_execute(bt->qmp, "quit", NULL, &qerr);
+        bt->quit_at = now;
+    }
+    if (!bt->timed_out && now > bt->deadline) {
+        bt->timed_out = TRUE;
+        kill(bt->pid, SIGTERM);
+        bt->quit_at = now;
+    }
+    /* QEMU that does not go after quit or SIGTERM is killed */
+    if (bt->quit_at && now - bt->quit_at > 5 * G_USEC_PER_SEC) {
+        kill(bt->pid, SIGKILL);
+    }
+}
+
+/* Watch the boot until QEMU closes its console */
+static void watch(Boot *bt)
+{
+    while (!bt->eof) {
+        gint64 now;
+
+        read_console(bt);
+        now = g_get_monotonic_time();
+        end_when_done(bt, now);
+        if (!poll_monitor(bt, now)) {
+            continue;
+        }
+        quit_qemu(bt, now);
+    }
+}
+
+/*
+ * QEMU gone: its status, the console's last line, the counts settled and
+ * the lockups' waits named; the log and the monitor closed
+ */
+static void collect(Boot *bt)
+{
+    SmmulabRun *r = bt->r;
+
+    if (waitpid(bt->pid, &bt->status, 0) < 0) {
+        bt->status = -1;
+    }
+    g_spawn_close_pid(bt->pid);
+    close(bt->console_fd);
+    if (bt->w.partial->len) {
+        scan_line(&bt->w, bt->w.partial->str);
+    }
+    g_string_free(bt->w.partial, TRUE);
+    smmulab_run_settle_counts(r);
+    if (smmulab_lockups_count(r->lockups)) {
+        /* the waits named by the driver's DWARF, in its object beside */
+        g_autofree char *dir = g_path_get_dirname(bt->spec->kernel);
+        g_autofree char *dwarf = g_build_filename(dir, "arm-smmu-v3.debug.o",
+                                                  NULL);
+
+        smmulab_lockups_resolve(r->lockups, dwarf);
+    }
+    close(bt->w.log_fd);
+    smmulab_qmp_close(bt->qmp);
+    r->wall_s = (g_get_monotonic_time() - bt->start) / 1e6;
+}
+
 SmmulabRun *smmulab_run_boot(const SmmulabRunSpec *spec, GError **err)
 {
     /*
@@ -530,169 +738,29 @@ SmmulabRun *smmulab_run_boot(const SmmulabRunSpec *spec, GError **err)
      */
     g_autofree char *sock = g_strdup_printf("@smmulab-qmp-%d-%p", getpid(),
                                             (void *)spec);
-    SmmulabQmp *qmp = NULL;
-    g_autofree char *smmu_path = NULL;
+    g_autofree char *asked = NULL;
+    Boot bt = { .spec = spec, .sock = sock };
     SmmulabRun *r;
-    Watch w = { 0 };
-    int console_fd;
-    GPid pid;
-    gint64 start, last_poll = 0, deadline, quit_at = 0;
-    gboolean eof = FALSE, timed_out = FALSE, stopped = FALSE;
-    gboolean qmp_dead = FALSE, interrupted = FALSE;
-    gint64 status_at = 0;
-    int status = 0;
 
-    if (!start_qemu(spec, sock, &w, &pid, &console_fd, err)) {
+    if (!start_qemu(spec, sock, &bt.w, &bt.pid, &bt.console_fd, err)) {
         return NULL;
     }
 
-    r = smmulab_run_new();
-    w.r = r;
-    w.partial = g_string_new(NULL);
-    w.cap = spec->console_cap ? spec->console_cap : 64 << 20;
-    start = g_get_monotonic_time();
-    deadline = start + (gint64)spec->sc->timeout_s * G_USEC_PER_SEC;
+    r = bt.r = bt.w.r = smmulab_run_new();
+    bt.w.partial = g_string_new(NULL);
+    bt.w.cap = spec->console_cap ? spec->console_cap : 64 << 20;
+    bt.start = g_get_monotonic_time();
+    bt.deadline = bt.start + (gint64)spec->sc->timeout_s * G_USEC_PER_SEC;
 
-    while (!eof) {
-        struct pollfd pfd = { .fd = console_fd, .events = POLLIN };
-        gint64 now;
-        char buf[65536];
+    watch(&bt);
+    collect(&bt);
 
-        if (poll(&pfd, 1, 200) > 0) {
-            ssize_t n = read(console_fd, buf, sizeof(buf));
-
-            if (n > 0) {
-                r->clock_s = (g_get_monotonic_time() - start) / 1e6;
-                consume(&w, buf, n);
-            } else if (n == 0 || (errno != EINTR && errno != EAGAIN)) {
-                eof = TRUE;
-            }
-        }
-        now = g_get_monotonic_time();
-        if (smmulab_run_interrupted && !interrupted) {
-            /* The runner was told to stop: so does this QEMU, now */
-            interrupted = TRUE;
-            kill(pid, SIGKILL);
-            quit_at = now;
-        }
-        if (w.status_seen && !status_at) {
-            status_at = now;
-        }
-        /*
-         * A guest that printed its status is done: if QMP does not say the
-         * machine stopped within 10 s (no QMP, or a monitor that does not
-         * answer), end QEMU anyway.  That is not a timeout.
-         */
-        if (status_at && !stopped && !quit_at &&
-            now - status_at > 10 * G_USEC_PER_SEC) {
-            kill(pid, SIGTERM);
-            quit_at = now;
-        }
-        if (!qmp && !qmp_dead && !stopped &&
-            now - start < 20 * G_USEC_PER_SEC) {
-            qmp = smmulab_qmp_connect(sock, 0, NULL);
-            if (qmp) {
-                smmu_path = smmulab_qmp_find_smmu(qmp, NULL);
-            }
-        }
-        if (qmp && smmu_path && !stopped &&
-            now - last_poll >= G_USEC_PER_SEC) {
-            g_autoptr(GError) qerr = NULL;
-            JsonNode *st = smmulab_qmp_cmdq_stats(qmp, smmu_path, &qerr);
-
-            last_poll = now;
-            if (st) {
-                if (r->stats) {
-                    json_node_unref(r->stats);
-                }
-                r->stats = st;
-                if (JSON_NODE_HOLDS_OBJECT(st)) {
-                    JsonObject *o = json_node_get_object(st);
-                    SmmulabSample smp = {
-                        (now - start) / 1e6,
-                        json_object_get_int_member_with_default(o, "retired", 0),
-                        json_object_get_int_member_with_default(o, "full", 0),
-                        json_object_get_int_member_with_default(o, "pending", 0),
-                        json_object_get_int_member_with_default(
-                            o, "cons-reads-busy", 0),
-                    };
-
-                    g_array_append_val(r->samples, smp);
-                }
-            } else if (g_error_matches(qerr, G_IO_ERROR,
-                                       G_IO_ERROR_TIMED_OUT) ||
-                       g_error_matches(qerr, G_IO_ERROR, G_IO_ERROR_CLOSED)) {
-                /* The monitor stopped answering: go on without it */
-                smmulab_qmp_close(qmp);
-                qmp = NULL;
-                qmp_dead = TRUE;
-                continue;
-            }
-            progress(spec, r, (now - start) / 1e6, r->stats, FALSE);
-            if (smmulab_qmp_event_seen(qmp, "SHUTDOWN") ||
-                smmulab_qmp_event_seen(qmp, "STOP")) {
-                /* The guest is done: the counters just read are final */
-                stopped = TRUE;
-            }
-        }
-        if (stopped && !quit_at) {
-            g_autoptr(JsonNode) ret = NULL;
-            g_autoptr(GError) qerr = NULL;
-
-            if (smmu_path) {
-                JsonNode *st = smmulab_qmp_cmdq_stats(qmp, smmu_path, NULL);
-
-                if (st) {
-                    if (r->stats) {
-                        json_node_unref(r->stats);
-                    }
-                    r->stats = st;
-                }
-            }
-            ret = smmulab_qmp_execute(qmp, "quit", NULL, &qerr);
-            quit_at = now;
-        }
-        if (!timed_out && now > deadline) {
-            timed_out = TRUE;
-            kill(pid, SIGTERM);
-            quit_at = now;
-        }
-        /* QEMU that does not go after quit or SIGTERM is killed */
-        if (quit_at && now - quit_at > 5 * G_USEC_PER_SEC) {
-            kill(pid, SIGKILL);
-        }
-    }
-    if (waitpid(pid, &status, 0) < 0) {
-        status = -1;
-    }
-    g_spawn_close_pid(pid);
-    close(console_fd);
-    if (w.partial->len) {
-        scan_line(&w, w.partial->str);
-    }
-    g_string_free(w.partial, TRUE);
-    smmulab_run_settle_counts(r);
-    if (smmulab_lockups_count(r->lockups)) {
-        /* the waits named by the driver's DWARF, in its object beside */
-        g_autofree char *dir = g_path_get_dirname(spec->kernel);
-        g_autofree char *dwarf = g_build_filename(dir, "arm-smmu-v3.debug.o",
-                                                  NULL);
-
-        smmulab_lockups_resolve(r->lockups, dwarf);
-    }
-    close(w.log_fd);
-    smmulab_qmp_close(qmp);
-    r->wall_s = (g_get_monotonic_time() - start) / 1e6;
-
-    set_verdict(r, spec, &w, interrupted, timed_out, status);
-    {
-        g_autofree char *asked = smmulab_scenario_asked(spec->sc,
-                                                        spec->variant_append);
-
-        smmulab_run_verify_params(r, asked);
-    }
-    g_free(w.panic_line);
-    g_free(w.error_line);
+    set_verdict(r, spec, &bt.w, bt.interrupted, bt.timed_out, bt.status);
+    asked = smmulab_scenario_asked(spec->sc, spec->variant_append);
+    smmulab_run_verify_params(r, asked);
+    g_free(bt.smmu_path);
+    g_free(bt.w.panic_line);
+    g_free(bt.w.error_line);
     progress(spec, r, r->wall_s, r->stats, TRUE);
     return r;
 }

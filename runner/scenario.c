@@ -24,16 +24,6 @@ typedef struct ScenarioPriv {
     GPtrArray *settings;        /* Setting * */
 } ScenarioPriv;
 
-static const char *const smmu_props[] = {
-    "cmdqs", "eventqs", "ril", "msi", "sev", "cmdq-cmd-ns", "cmdq-sync-ns",
-    "cmdq-cfgi-ns", "cmdq-tlbi-page-ns", "cmdq-jitter-ns", "cmdq-seed", NULL,
-};
-
-static const char *const workload_keys[] = {
-    "kind", "threads", "seconds", "size", "total", "granule", "dev", "vfs",
-    "pfs", "rounds", NULL,
-};
-
 static void setting_free(gpointer p)
 {
     Setting *st = p;
@@ -112,180 +102,223 @@ static gboolean is_token(const char *v)
     return TRUE;
 }
 
+/* A key of a group, and what its values must be */
+typedef struct KeyRule {
+    const char *key;
+    gboolean (*valid)(const char *v, const struct KeyRule *k);
+    guint64 min, max;           /* valid_uint's range */
+    const char *words[3];       /* valid_word's choices */
+    const char *why;            /* what a bad value is not */
+} KeyRule;
+
+/* The keys of a group, and the error for a key it does not have */
+typedef struct GroupRules {
+    const char *group;
+    const KeyRule *keys;        /* ended by a NULL key */
+    const char *unknown;
+} GroupRules;
+
+/* The validators: whether @v is a value key @k takes */
+static gboolean valid_any(const char *v G_GNUC_UNUSED,
+                          const KeyRule *k G_GNUC_UNUSED)
+{
+    return TRUE;
+}
+
+static gboolean valid_token(const char *v, const KeyRule *k G_GNUC_UNUSED)
+{
+    return is_token(v);
+}
+
+static gboolean valid_uint(const char *v, const KeyRule *k)
+{
+    return is_uint(v, k->min, k->max);
+}
+
+static gboolean valid_bool(const char *v, const KeyRule *k G_GNUC_UNUSED)
+{
+    return parse_bool(v) >= 0;
+}
+
+static gboolean valid_size(const char *v, const KeyRule *k G_GNUC_UNUSED)
+{
+    return is_size(v);
+}
+
+static gboolean valid_word(const char *v, const KeyRule *k)
+{
+    return g_strv_contains(k->words, v);
+}
+
+static gboolean valid_file(const char *v, const KeyRule *k G_GNUC_UNUSED)
+{
+    return g_file_test(v, G_FILE_TEST_IS_REGULAR);
+}
+
+/* Kernel parameters, which must leave the workload to [workload] */
+static gboolean valid_append(const char *v, const KeyRule *k G_GNUC_UNUSED)
+{
+    return !strstr(v, "smmulab.workload=");
+}
+
+static gboolean valid_cpu_model(const char *v, const KeyRule *k G_GNUC_UNUSED)
+{
+    return *v && strspn(v, "abcdefghijklmnopqrstuvwxyz0123456789-_") ==
+        strlen(v);
+}
+
+/* 512M or 2G */
+static gboolean valid_memory(const char *v, const KeyRule *k G_GNUC_UNUSED)
+{
+    size_t n = strlen(v);
+
+    return !(n < 2 || !strchr("MG", v[n - 1]) || !g_ascii_isdigit(v[0]) ||
+             strspn(v, "0123456789") != n - 1);
+}
+
+static gboolean valid_pci(const char *v, const KeyRule *k G_GNUC_UNUSED)
+{
+    return is_token(v) || strchr(v, ':');
+}
+
+#define ON_OFF "not on or off"
+
+static const KeyRule scenario_keys[] = {
+    { "name", valid_token, .why = "letters, digits, _ . - only" },
+    { .key = "description", .valid = valid_any },
+    { "repeat", valid_uint, 1, 100, .why = "not a number in 1..100" },
+    { "timeout", valid_uint, 10, 86400,
+      .why = "not a number of seconds in 10..86400" },
+    { "control", valid_bool, .why = ON_OFF },
+    { "baseline", valid_token, .why = "not a variant name" },
+    { "primary", valid_token,
+      .why = "not an endpoint name (runs_with_soft_lockup, "
+      "runs_with_timeout, or a metric id)" },
+    { "seed", valid_uint, 0, G_MAXUINT64,
+      .why = "not a number in 0..18446744073709551615" },
+    { "design", valid_word, .words = { "paired", "independent" },
+      .why = "not paired or independent" },
+    { NULL },
+};
+
+static const KeyRule machine_keys[] = {
+    { "cpus", valid_uint, 1, 64, .why = "not a number in 1..64" },
+    { "cpu", valid_cpu_model,
+      .why = "not a CPU model name like max or neoverse-n1" },
+    { "memory", valid_memory, .why = "not a size like 512M or 2G" },
+    { "icount", valid_bool, .why = ON_OFF },
+    { "icount-shift", valid_uint, 0, 10, .why = "not a number in 0..10" },
+    { "quantum", valid_uint, 0, 1000000000,
+      .why = "not a number of nanoseconds in 0..1000000000 (0: off)" },
+    { "quantum-yield", valid_word, .words = { "continue", "forfeit" },
+      .why = "not continue or forfeit" },
+    { NULL },
+};
+
+#define SMMU_NS(name) \
+    { name, valid_uint, 0, G_MAXINT64, \
+      .why = "not a number in 0..9223372036854775807" }
+
+static const KeyRule smmu_keys[] = {
+    { "cmdqs", valid_uint, 0, 19, .why = "not a number in 0..19" },
+    { "eventqs", valid_uint, 0, 19, .why = "not a number in 0..19" },
+    { "ril", valid_bool, .why = ON_OFF },
+    { "msi", valid_bool, .why = ON_OFF },
+    { "sev", valid_bool, .why = ON_OFF },
+    SMMU_NS("cmdq-cmd-ns"),
+    SMMU_NS("cmdq-sync-ns"),
+    SMMU_NS("cmdq-cfgi-ns"),
+    SMMU_NS("cmdq-tlbi-page-ns"),
+    SMMU_NS("cmdq-jitter-ns"),
+    SMMU_NS("cmdq-seed"),
+    { NULL },
+};
+
+static const KeyRule guest_keys[] = {
+    { "kernel", valid_file, .why = "no such file" },
+    { "initrd", valid_file, .why = "no such file" },
+    { "watchdog_thresh", valid_uint, 0, 60, .why = "not a number in 0..60" },
+    { "all_cpu_backtrace", valid_bool, .why = ON_OFF },
+    { "append", valid_append,
+      .why = "set the workload with [workload] kind=" },
+    { NULL },
+};
+
+static const KeyRule workload_keys[] = {
+    { "kind", valid_token, .why = "not a workload name" },
+    { "threads", valid_uint, 1, 64, .why = "not a number in 1..64" },
+    { "seconds", valid_uint, 1, 3600, .why = "not a number in 1..3600" },
+    { "size", valid_size, .why = "not a size (bytes, or with K, M, G)" },
+    { "total", valid_size, .why = "not a size (bytes, or with K, M, G)" },
+    { "granule", valid_uint, 1, 1024, .why = "not a number in 1..1024" },
+    { "dev", valid_pci, .why = "not a PCI address" },
+    { "vfs", valid_uint, 1, 256, .why = "not a number in 1..256" },
+    { "pfs", valid_uint, 1, 64, .why = "not a number in 1..64" },
+    { "rounds", valid_uint, 1, 10000, .why = "not a number in 1..10000" },
+    { NULL },
+};
+
+static const GroupRules group_rules[] = {
+    { "scenario", scenario_keys, "unknown key (known: name, description, "
+      "repeat, timeout, control, baseline, primary, seed, design)" },
+    { "machine", machine_keys, "unknown key (known: cpus, cpu, memory, "
+      "icount, icount-shift, quantum, quantum-yield)" },
+    { "smmu", smmu_keys, "not a property of the model (known: cmdqs, "
+      "eventqs, ril, msi, sev, cmdq-cmd-ns, cmdq-sync-ns, cmdq-cfgi-ns, "
+      "cmdq-tlbi-page-ns, cmdq-jitter-ns, cmdq-seed)" },
+    { "guest", guest_keys, "unknown key (known: kernel, initrd, append, "
+      "watchdog_thresh, all_cpu_backtrace)" },
+    { "workload", workload_keys, "unknown key (known: kind, threads, "
+      "seconds, size, total, granule, dev, vfs, pfs, rounds)" },
+};
+
+/* A key of a group with a rule for each key */
+static gboolean check_rule(const GroupRules *gr, const char *file,
+                           const char *key, const char *v, GError **err)
+{
+    const KeyRule *k;
+
+    for (k = gr->keys; k->key; k++) {
+        if (!strcmp(k->key, key)) {
+            return k->valid(v, k) ||
+                bad(err, file, gr->group, key, v, k->why);
+        }
+    }
+    return bad_key(err, file, gr->group, key, v, gr->unknown);
+}
+
 gboolean smmulab_scenario_check_value(const char *file, const char *group,
                                       const char *key, const char *v,
                                       GError **err)
 {
-    if (!strcmp(group, "scenario")) {
-        if (!strcmp(key, "name") && !is_token(v)) {
-            return bad(err, file, group, key, v, "letters, digits, _ . - only");
-        } else if (!strcmp(key, "repeat") && !is_uint(v, 1, 100)) {
-            return bad(err, file, group, key, v, "not a number in 1..100");
-        } else if (!strcmp(key, "timeout") && !is_uint(v, 10, 86400)) {
-            return bad(err, file, group, key, v,
-                       "not a number of seconds in 10..86400");
-        } else if (!strcmp(key, "control") && parse_bool(v) < 0) {
-            return bad(err, file, group, key, v, "not on or off");
-        } else if (!strcmp(key, "baseline") && !is_token(v)) {
-            return bad(err, file, group, key, v, "not a variant name");
-        } else if (!strcmp(key, "primary") && !is_token(v)) {
-            return bad(err, file, group, key, v,
-                       "not an endpoint name (runs_with_soft_lockup, "
-                       "runs_with_timeout, or a metric id)");
-        } else if (!strcmp(key, "seed") &&
-                   !is_uint(v, 0, G_MAXUINT64)) {
-            return bad(err, file, group, key, v,
-                       "not a number in 0..18446744073709551615");
-        } else if (!strcmp(key, "design") && strcmp(v, "paired") &&
-                   strcmp(v, "independent")) {
-            return bad(err, file, group, key, v,
-                       "not paired or independent");
-        } else if (strcmp(key, "name") && strcmp(key, "repeat") &&
-                   strcmp(key, "timeout") && strcmp(key, "control") &&
-                   strcmp(key, "description") && strcmp(key, "baseline") &&
-                   strcmp(key, "primary") && strcmp(key, "seed") &&
-                   strcmp(key, "design")) {
-            return bad_key(err, file, group, key, v,
-                       "unknown key (known: name, description, repeat, "
-                       "timeout, control, baseline, primary, seed, design)");
-        }
-    } else if (!strcmp(group, "machine")) {
-        if (!strcmp(key, "cpus")) {
-            if (!is_uint(v, 1, 64)) {
-                return bad(err, file, group, key, v, "not a number in 1..64");
-            }
-        } else if (!strcmp(key, "cpu")) {
-            if (!*v || strspn(v, "abcdefghijklmnopqrstuvwxyz0123456789-_") !=
-                strlen(v)) {
-                return bad(err, file, group, key, v,
-                           "not a CPU model name like max or neoverse-n1");
-            }
-        } else if (!strcmp(key, "memory")) {
-            size_t n = strlen(v);
+    guint i;
 
-            if (n < 2 || !strchr("MG", v[n - 1]) || !g_ascii_isdigit(v[0]) ||
-                strspn(v, "0123456789") != n - 1) {
-                return bad(err, file, group, key, v,
-                           "not a size like 512M or 2G");
-            }
-        } else if (!strcmp(key, "icount")) {
-            if (parse_bool(v) < 0) {
-                return bad(err, file, group, key, v, "not on or off");
-            }
-        } else if (!strcmp(key, "icount-shift")) {
-            if (!is_uint(v, 0, 10)) {
-                return bad(err, file, group, key, v, "not a number in 0..10");
-            }
-        } else if (!strcmp(key, "quantum")) {
-            if (!is_uint(v, 0, 1000000000)) {
-                return bad(err, file, group, key, v, "not a number of "
-                           "nanoseconds in 0..1000000000 (0: off)");
-            }
-        } else if (!strcmp(key, "quantum-yield")) {
-            if (strcmp(v, "continue") && strcmp(v, "forfeit")) {
-                return bad(err, file, group, key, v,
-                           "not continue or forfeit");
-            }
-        } else {
-            return bad_key(err, file, group, key, v, "unknown key (known: "
-                           "cpus, cpu, memory, icount, icount-shift, "
-                           "quantum, quantum-yield)");
+    for (i = 0; i < G_N_ELEMENTS(group_rules); i++) {
+        if (!strcmp(group, group_rules[i].group)) {
+            return check_rule(&group_rules[i], file, key, v, err);
         }
-    } else if (!strcmp(group, "smmu")) {
-        if (!g_strv_contains(smmu_props, key)) {
-            return bad_key(err, file, group, key, v, "not a property of "
-                       "the model (known: cmdqs, eventqs, ril, msi, sev, "
-                       "cmdq-cmd-ns, cmdq-sync-ns, cmdq-cfgi-ns, "
-                       "cmdq-tlbi-page-ns, cmdq-jitter-ns, cmdq-seed)");
-        }
-        if (!strcmp(key, "cmdqs") || !strcmp(key, "eventqs")) {
-            if (!is_uint(v, 0, 19)) {
-                return bad(err, file, group, key, v, "not a number in 0..19");
-            }
-        } else if (!strcmp(key, "ril") || !strcmp(key, "msi") ||
-                   !strcmp(key, "sev")) {
-            if (parse_bool(v) < 0) {
-                return bad(err, file, group, key, v, "not on or off");
-            }
-        } else if (!is_uint(v, 0, G_MAXINT64)) {
-            return bad(err, file, group, key, v,
-                       "not a number in 0..9223372036854775807");
-        }
-    } else if (!strcmp(group, "guest")) {
-        if (!strcmp(key, "kernel") || !strcmp(key, "initrd")) {
-            if (!g_file_test(v, G_FILE_TEST_IS_REGULAR)) {
-                return bad(err, file, group, key, v, "no such file");
-            }
-        } else if (!strcmp(key, "watchdog_thresh")) {
-            if (!is_uint(v, 0, 60)) {
-                return bad(err, file, group, key, v, "not a number in 0..60");
-            }
-        } else if (!strcmp(key, "all_cpu_backtrace")) {
-            if (parse_bool(v) < 0) {
-                return bad(err, file, group, key, v, "not on or off");
-            }
-        } else if (!strcmp(key, "append")) {
-            if (strstr(v, "smmulab.workload=")) {
-                return bad(err, file, group, key, v,
-                           "set the workload with [workload] kind=");
-            }
-        } else {
-            return bad_key(err, file, group, key, v, "unknown key "
-                           "(known: kernel, initrd, append, watchdog_thresh, "
-                           "all_cpu_backtrace)");
-        }
-    } else if (!strcmp(group, "workload")) {
-        if (!g_strv_contains(workload_keys, key)) {
-            return bad_key(err, file, group, key, v, "unknown key "
-                           "(known: kind, threads, seconds, size, total, "
-                           "granule, dev, vfs, pfs, rounds)");
-        }
-        if (!strcmp(key, "kind")) {
-            if (!is_token(v)) {
-                return bad(err, file, group, key, v, "not a workload name");
-            }
-        } else if (!strcmp(key, "threads") && !is_uint(v, 1, 64)) {
-            return bad(err, file, group, key, v, "not a number in 1..64");
-        } else if (!strcmp(key, "seconds") && !is_uint(v, 1, 3600)) {
-            return bad(err, file, group, key, v, "not a number in 1..3600");
-        } else if ((!strcmp(key, "size") || !strcmp(key, "total")) &&
-                   !is_size(v)) {
-            return bad(err, file, group, key, v,
-                       "not a size (bytes, or with K, M, G)");
-        } else if (!strcmp(key, "granule") && !is_uint(v, 1, 1024)) {
-            return bad(err, file, group, key, v, "not a number in 1..1024");
-        } else if (!strcmp(key, "vfs") && !is_uint(v, 1, 256)) {
-            return bad(err, file, group, key, v, "not a number in 1..256");
-        } else if (!strcmp(key, "rounds") && !is_uint(v, 1, 10000)) {
-            return bad(err, file, group, key, v, "not a number in 1..10000");
-        } else if (!strcmp(key, "pfs") && !is_uint(v, 1, 64)) {
-            return bad(err, file, group, key, v, "not a number in 1..64");
-        } else if (!strcmp(key, "dev") && !is_token(v) && !strchr(v, ':')) {
-            return bad(err, file, group, key, v, "not a PCI address");
-        }
-    } else if (g_str_has_prefix(group, "variant.")) {
+    }
+    if (g_str_has_prefix(group, "variant.")) {
+        /* [variant.NAME]: a variant's own kernel and initrd */
         if (strcmp(key, "kernel") && strcmp(key, "initrd")) {
             return bad_key(err, file, group, key, v,
-                       "unknown key (known: kernel, initrd)");
+                           "unknown key (known: kernel, initrd)");
         }
-        if (!*v) {
-            return bad(err, file, group, key, v, "an empty path");
-        }
-    } else if (!strcmp(group, "variants")) {
+        return *v || bad(err, file, group, key, v, "an empty path");
+    }
+    if (!strcmp(group, "variants")) {
+        /* NAME=kernel parameters */
         if (!is_token(key)) {
             return bad(err, file, group, key, v,
                        "variant names are letters, digits, _ . -");
         }
-        if (strstr(v, "smmulab.workload=")) {
-            return bad(err, file, group, key, v,
-                       "set the workload with [workload] kind=");
-        }
-    } else {
-        return bad(err, file, group, key, v, "unknown group (known: "
-                   "scenario, machine, smmu, guest, workload, variants, "
-                   "variant.NAME, sweep)");
+        return valid_append(v, NULL) ||
+            bad(err, file, group, key, v,
+                "set the workload with [workload] kind=");
     }
-    return TRUE;
+    return bad(err, file, group, key, v, "unknown group (known: "
+               "scenario, machine, smmu, guest, workload, variants, "
+               "variant.NAME, sweep)");
 }
 
 static void variant_free(gpointer p)
@@ -505,6 +538,216 @@ void smmulab_scenario_free(SmmulabScenario *s)
     g_free(p);
 }
 
+/*
+ * One group's settings, checked and applied in order; a key given twice
+ * is refused (GKeyFile keeps both)
+ */
+static gboolean read_group(ScenarioPriv *p, GKeyFile *kf, const char *group,
+                           GError **err)
+{
+    const char *file = p->pub.file;
+    g_auto(GStrv) keys = g_key_file_get_keys(kf, group, NULL, NULL);
+    guint j, k;
+
+    for (j = 0; keys && keys[j]; j++) {
+        g_autofree char *v = g_key_file_get_string(kf, group, keys[j], err);
+
+        if (!v) {
+            g_prefix_error(err, "%s: [%s] %s: ", file, group, keys[j]);
+            return FALSE;
+        }
+        if (!smmulab_scenario_check_value(file, group, keys[j], v, err)) {
+            return FALSE;
+        }
+        for (k = 0; k < j; k++) {
+            if (!strcmp(keys[k], keys[j])) {
+                return bad(err, file, group, keys[j], v,
+                           !strcmp(group, "variants") ?
+                           "a second variant of this name" :
+                           "a second value of this key (each key once)");
+            }
+        }
+        add_setting(p, group, keys[j], v);
+    }
+    return TRUE;
+}
+
+/* A workload of @topo, some variants, and baseline= one of them */
+static gboolean check_workload_variants(ScenarioPriv *p, GKeyFile *topo,
+                                        GError **err)
+{
+    SmmulabScenario *s = &p->pub;
+    gboolean found = FALSE;
+    guint j;
+
+    if (!s->workload) {
+        g_set_error(err, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_KEY_NOT_FOUND,
+                    "%s: [workload] kind= is missing", s->file);
+        return FALSE;
+    }
+    if (!g_key_file_has_group(topo, s->workload)) {
+        g_auto(GStrv) kinds = g_key_file_get_groups(topo, NULL);
+        g_autofree char *list = g_strjoinv(", ", kinds);
+        g_autofree char *why = g_strdup_printf("unknown workload (known: %s)",
+                                               list);
+
+        return bad(err, s->file, "workload", "kind", s->workload, why);
+    }
+    if (!s->variants->len) {
+        g_set_error(err, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_GROUP_NOT_FOUND,
+                    "%s: [variants] lists no variant (NAME=kernel parameters)",
+                    s->file);
+        return FALSE;
+    }
+    if (!apply_variant_files(p, err)) {
+        return FALSE;
+    }
+    if (!s->baseline) {
+        return TRUE;
+    }
+    for (j = 0; j < s->variants->len; j++) {
+        found |= !strcmp(((SmmulabVariant *)
+                          g_ptr_array_index(s->variants, j))->name,
+                         s->baseline);
+    }
+    return found || bad(err, s->file, "scenario", "baseline", s->baseline,
+                        "not one of the [variants]");
+}
+
+/* primary= an endpoint the workload has */
+static gboolean check_primary(SmmulabScenario *s, GError **err)
+{
+    g_autofree char *why = NULL;
+
+    if (!s->primary || !strcmp(s->primary, REPORT_RUNS_WITH_LOCKUP) ||
+        !strcmp(s->primary, REPORT_RUNS_WITH_TIMEOUT) ||
+        report_find_metric(s->workload, s->primary)) {
+        return TRUE;
+    }
+    why = g_strdup_printf("no such endpoint for workload %s "
+                          "(runs_with_soft_lockup, runs_with_timeout, or a "
+                          "metric id of docs/metrics.md: smmulab-run "
+                          "--metrics)", s->workload);
+    return bad(err, s->file, "scenario", "primary", s->primary, why);
+}
+
+/* [sweep] key=GROUP.KEY, the only other key values= */
+static gboolean read_sweep_key(SmmulabScenario *s, GKeyFile *kf,
+                               const char *key, const char *values,
+                               GError **err)
+{
+    g_auto(GStrv) keys = g_key_file_get_keys(kf, "sweep", NULL, NULL);
+    const char *file = s->file;
+    char *dot;
+    guint j;
+
+    for (j = 0; keys && keys[j]; j++) {
+        if (strcmp(keys[j], "key") && strcmp(keys[j], "values")) {
+            g_autofree char *v = g_key_file_get_value(kf, "sweep", keys[j],
+                                                      NULL);
+
+            return bad(err, file, "sweep", keys[j], v,
+                       "unknown key (known: key, values)");
+        }
+    }
+    if (!key || !values) {
+        g_set_error(err, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_KEY_NOT_FOUND,
+                    "%s: [sweep] needs key=GROUP.KEY and values=A;B;...",
+                    file);
+        return FALSE;
+    }
+    dot = strchr(key, '.');
+    if (!dot || (strncmp(key, "machine.", 8) && strncmp(key, "smmu.", 5) &&
+                 strncmp(key, "workload.", 9) &&
+                 strncmp(key, "guest.", 6))) {
+        return bad(err, file, "sweep", "key", key, "not GROUP.KEY with "
+                   "GROUP machine, smmu, workload or guest");
+    }
+    s->sweep_group = g_strndup(key, dot - key);
+    s->sweep_key = g_strdup(dot + 1);
+    if (!strcmp(s->sweep_key, "kind")) {
+        return bad(err, file, "sweep", "key", key,
+                   "the workload kind cannot be swept");
+    }
+    return TRUE;
+}
+
+/*
+ * A bad sweep value's error, said of [sweep]: the key when the group has
+ * no such key, else the value
+ */
+static void blame_sweep(const char *file, const char *key, GError *err)
+{
+    char *msg;
+
+    if (g_error_matches(err, G_KEY_FILE_ERROR,
+                        G_KEY_FILE_ERROR_KEY_NOT_FOUND)) {
+        /* no such key: the key is wrong, not its values */
+        const char *why = strstr(err->message, ": ");
+
+        why = why ? strstr(why + 2, ": ") : NULL;
+        msg = g_strdup_printf("%s: [sweep] key=%s: %s", file, key,
+                              why ? why + 2 : "no such key");
+    } else {
+        msg = g_strdup_printf("%s (in [sweep] values)", err->message);
+    }
+    g_free(err->message);
+    err->message = msg;
+}
+
+/* [sweep]: the key and its values, each checked as the key's would be */
+static gboolean read_sweep(SmmulabScenario *s, GKeyFile *kf, GError **err)
+{
+    g_autofree char *key = g_key_file_get_string(kf, "sweep", "key", NULL);
+    g_autofree char *values = g_key_file_get_string(kf, "sweep", "values",
+                                                    NULL);
+    g_auto(GStrv) vals = NULL;
+    guint j;
+
+    if (!read_sweep_key(s, kf, key, values, err)) {
+        return FALSE;
+    }
+    vals = g_strsplit(values, ";", -1);
+    for (j = 0; vals[j]; j++) {
+        char *v = g_strstrip(vals[j]);
+
+        if (!*v) {
+            continue;
+        }
+        if (!smmulab_scenario_check_value(s->file, s->sweep_group,
+                                          s->sweep_key, v, err)) {
+            blame_sweep(s->file, key, *err);
+            return FALSE;
+        }
+        g_ptr_array_add(s->sweep_values, g_strdup(v));
+    }
+    if (!s->sweep_values->len) {
+        return bad(err, s->file, "sweep", "values", values, "no value");
+    }
+    return TRUE;
+}
+
+/* quantum= (set or swept) needs icount, and quantum-yield= a quantum */
+static gboolean check_quantum(SmmulabScenario *s, GError **err)
+{
+    gboolean swept = s->sweep_group && !strcmp(s->sweep_group, "machine") &&
+        !strcmp(s->sweep_key, "quantum");
+
+    if (s->quantum_yield && !s->quantum_ns && !swept) {
+        g_set_error(err, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
+                    "%s: [machine] quantum-yield= needs quantum=", s->file);
+        return FALSE;
+    }
+    /* lock-step quanta are a mode of icount */
+    if (!s->icount && (s->quantum_ns || swept)) {
+        g_set_error(err, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
+                    "%s: [machine] quantum= needs icount=on (lock-step "
+                    "quanta are a mode of icount)", s->file);
+        return FALSE;
+    }
+    return TRUE;
+}
+
 SmmulabScenario *smmulab_scenario_load(const char *file,
                                        const char *topologies, GError **err)
 {
@@ -513,7 +756,7 @@ SmmulabScenario *smmulab_scenario_load(const char *file,
     g_auto(GStrv) groups = NULL;
     ScenarioPriv *p;
     SmmulabScenario *s;
-    guint i, j;
+    guint i;
 
     if (!g_key_file_load_from_file(kf, file, G_KEY_FILE_NONE, err)) {
         g_prefix_error(err, "%s: ", file);
@@ -527,179 +770,17 @@ SmmulabScenario *smmulab_scenario_load(const char *file,
     s = &p->pub;
     groups = g_key_file_get_groups(kf, NULL);
     for (i = 0; groups[i]; i++) {
-        g_auto(GStrv) keys = g_key_file_get_keys(kf, groups[i], NULL, NULL);
-
-        if (!strcmp(groups[i], "sweep")) {
-            continue;
-        }
-        for (j = 0; keys && keys[j]; j++) {
-            g_autofree char *v = g_key_file_get_string(kf, groups[i],
-                                                       keys[j], err);
-
-            if (!v) {
-                g_prefix_error(err, "%s: [%s] %s: ", file, groups[i],
-                               keys[j]);
-                goto fail;
-            }
-            if (!smmulab_scenario_check_value(file, groups[i], keys[j], v,
-                                              err)) {
-                goto fail;
-            }
-            {
-                guint k;
-
-                /* GKeyFile keeps a repeated key: each key once a group */
-                for (k = 0; k < j; k++) {
-                    if (!strcmp(keys[k], keys[j])) {
-                        bad(err, file, groups[i], keys[j], v,
-                            !strcmp(groups[i], "variants") ?
-                            "a second variant of this name" :
-                            "a second value of this key (each key once)");
-                        goto fail;
-                    }
-                }
-            }
-            add_setting(p, groups[i], keys[j], v);
-        }
-    }
-
-    if (!s->workload) {
-        g_set_error(err, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_KEY_NOT_FOUND,
-                    "%s: [workload] kind= is missing", file);
-        goto fail;
-    }
-    if (!g_key_file_has_group(topo, s->workload)) {
-        g_auto(GStrv) kinds = g_key_file_get_groups(topo, NULL);
-        g_autofree char *list = g_strjoinv(", ", kinds);
-        g_autofree char *why = g_strdup_printf("unknown workload (known: %s)",
-                                               list);
-
-        bad(err, file, "workload", "kind", s->workload, why);
-        goto fail;
-    }
-    if (!s->variants->len) {
-        g_set_error(err, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_GROUP_NOT_FOUND,
-                    "%s: [variants] lists no variant (NAME=kernel parameters)",
-                    file);
-        goto fail;
-    }
-
-    if (!apply_variant_files(p, err)) {
-        goto fail;
-    }
-    if (s->baseline) {
-        gboolean found = FALSE;
-
-        for (j = 0; j < s->variants->len; j++) {
-            found |= !strcmp(((SmmulabVariant *)
-                              g_ptr_array_index(s->variants, j))->name,
-                             s->baseline);
-        }
-        if (!found) {
-            bad(err, file, "scenario", "baseline", s->baseline,
-                "not one of the [variants]");
+        if (strcmp(groups[i], "sweep") && !read_group(p, kf, groups[i], err)) {
             goto fail;
         }
     }
-
-    if (s->primary && strcmp(s->primary, REPORT_RUNS_WITH_LOCKUP) &&
-        strcmp(s->primary, REPORT_RUNS_WITH_TIMEOUT) &&
-        !report_find_metric(s->workload, s->primary)) {
-        g_autofree char *why = g_strdup_printf(
-            "no such endpoint for workload %s (runs_with_soft_lockup, "
-            "runs_with_timeout, or a metric id of docs/metrics.md: "
-            "smmulab-run --metrics)",
-            s->workload);
-
-        bad(err, file, "scenario", "primary", s->primary, why);
+    if (!check_workload_variants(p, topo, err) || !check_primary(s, err)) {
         goto fail;
     }
-
-    if (g_key_file_has_group(kf, "sweep")) {
-        g_autofree char *key = g_key_file_get_string(kf, "sweep", "key", NULL);
-        g_autofree char *values = g_key_file_get_string(kf, "sweep", "values",
-                                                        NULL);
-        g_auto(GStrv) keys = g_key_file_get_keys(kf, "sweep", NULL, NULL);
-        g_auto(GStrv) vals = NULL;
-        char *dot;
-
-        for (j = 0; keys && keys[j]; j++) {
-            if (strcmp(keys[j], "key") && strcmp(keys[j], "values")) {
-                g_autofree char *v = g_key_file_get_value(kf, "sweep",
-                                                          keys[j], NULL);
-
-                bad(err, file, "sweep", keys[j], v,
-                    "unknown key (known: key, values)");
-                goto fail;
-            }
-        }
-        if (!key || !values) {
-            g_set_error(err, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_KEY_NOT_FOUND,
-                        "%s: [sweep] needs key=GROUP.KEY and values=A;B;...",
-                        file);
-            goto fail;
-        }
-        dot = strchr(key, '.');
-        if (!dot || (strncmp(key, "machine.", 8) && strncmp(key, "smmu.", 5) &&
-                     strncmp(key, "workload.", 9) && strncmp(key, "guest.", 6))) {
-            bad(err, file, "sweep", "key", key,
-                "not GROUP.KEY with GROUP machine, smmu, workload or guest");
-            goto fail;
-        }
-        s->sweep_group = g_strndup(key, dot - key);
-        s->sweep_key = g_strdup(dot + 1);
-        if (!strcmp(s->sweep_key, "kind")) {
-            bad(err, file, "sweep", "key", key, "the workload kind cannot be swept");
-            goto fail;
-        }
-        vals = g_strsplit(values, ";", -1);
-        for (j = 0; vals[j]; j++) {
-            char *v = g_strstrip(vals[j]);
-
-            if (!*v) {
-                continue;
-            }
-            if (!smmulab_scenario_check_value(file, s->sweep_group,
-                                              s->sweep_key, v, err)) {
-                char *msg;
-
-                if (g_error_matches(*err, G_KEY_FILE_ERROR,
-                                    G_KEY_FILE_ERROR_KEY_NOT_FOUND)) {
-                    /* no such key: the key is wrong, not its values */
-                    const char *why = strstr((*err)->message, ": ");
-
-                    why = why ? strstr(why + 2, ": ") : NULL;
-                    msg = g_strdup_printf("%s: [sweep] key=%s: %s", file, key,
-                                          why ? why + 2 : "no such key");
-                } else {
-                    msg = g_strdup_printf("%s (in [sweep] values)",
-                                          (*err)->message);
-                }
-                g_free((*err)->message);
-                (*err)->message = msg;
-                goto fail;
-            }
-            g_ptr_array_add(s->sweep_values, g_strdup(v));
-        }
-        if (!s->sweep_values->len) {
-            bad(err, file, "sweep", "values", values, "no value");
-            goto fail;
-        }
-    }
-    if (s->quantum_yield && !s->quantum_ns &&
-        !(s->sweep_group && !strcmp(s->sweep_group, "machine") &&
-          !strcmp(s->sweep_key, "quantum"))) {
-        g_set_error(err, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
-                    "%s: [machine] quantum-yield= needs quantum=", file);
+    if (g_key_file_has_group(kf, "sweep") && !read_sweep(s, kf, err)) {
         goto fail;
     }
-    /* lock-step quanta are a mode of icount */
-    if (!s->icount && (s->quantum_ns || (s->sweep_group &&
-                                         !strcmp(s->sweep_group, "machine") &&
-                                         !strcmp(s->sweep_key, "quantum")))) {
-        g_set_error(err, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
-                    "%s: [machine] quantum= needs icount=on (lock-step "
-                    "quanta are a mode of icount)", file);
+    if (!check_quantum(s, err)) {
         goto fail;
     }
     return s;
