@@ -346,7 +346,18 @@ static void cores_note(GString *t, JsonObject *sc, JsonObject *root)
     if (cpus <= 1) {
         return;
     }
-    if (json_object_get_boolean_member(sc, "icount")) {
+    if (json_object_get_boolean_member(sc, "icount") &&
+        (json_object_get_int_member_with_default(sc, "quantum_ns", 0) ||
+         !g_strcmp0(json_object_get_string_member_with_default(
+                        sc, "sweep_key", ""), "machine.quantum"))) {
+        g_string_append_printf(t, "  note: in lock-step quanta the %"
+                               G_GINT64_FORMAT " vCPUs run in parallel in "
+                               "virtual time (at quantum 0, stock icount, "
+                               "they share one clock); every contention "
+                               "figure depends on the quantum "
+                               "(docs/scenarios.md, \"What a quantum "
+                               "means\")\n", cpus);
+    } else if (json_object_get_boolean_member(sc, "icount")) {
         g_string_append_printf(t, "  note: under icount the %" G_GINT64_FORMAT
                                " vCPUs run on one host thread in one "
                                "virtual clock: %" G_GINT64_FORMAT " CPUs "
