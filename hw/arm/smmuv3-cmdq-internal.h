@@ -17,7 +17,8 @@ void smmuv3_cmdq_engine_class_init(ObjectClass *klass);
 bool smmuv3_cmdq_engine_realize(SMMUv3State *s, Error **errp);
 void smmuv3_cmdq_engine_unrealize(SMMUv3State *s);
 void smmuv3_cmdq_engine_reset(SMMUv3State *s);
-/* After any migration stream loaded, with or without the subsection */
+/* Before and after any migration stream, with or without the subsection */
+void smmuv3_cmdq_engine_pre_load(SMMUv3State *s);
 int smmuv3_cmdq_engine_post_load(SMMUv3State *s);
 
 /* Register hooks */

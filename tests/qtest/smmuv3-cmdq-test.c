@@ -1145,12 +1145,14 @@ static void test_msi_migration(void)
 }
 
 /*
- * Migrate @props' device, after three commands went through, from this
- * QEMU into the QEMU named by $SMMULAB_QEMU_UPSTREAM (built from the same
- * source without smmulab's patches), which must load it when @expect_ok,
- * and otherwise refuse it (QEMU then exits with status 1).
+ * Migrate @props' device, three commands submitted and @retired of them
+ * retired, from this QEMU into the QEMU named by $SMMULAB_QEMU_UPSTREAM
+ * (built from the same source without smmulab's patches), which must load
+ * it when @expect_ok, and otherwise refuse it (QEMU then exits with
+ * status 1).
  */
-static void migrate_to_upstream(const char *props, bool expect_ok)
+static void migrate_to_upstream(const char *props, uint32_t retired,
+                                bool expect_ok)
 {
     g_autofree char *file = g_strdup_printf("%s/smmuv3-cmdq-up-%d.mig",
                                             g_get_tmp_dir(), getpid());
@@ -1164,7 +1166,7 @@ static void migrate_to_upstream(const char *props, bool expect_ok)
     }
     wr(src, R_CMDQ_PROD, 3);
     qtest_clock_step(src, 100000);
-    g_assert_cmphex(cons(src), ==, 3);
+    g_assert_cmphex(cons(src), ==, retired);
     qtest_qmp_assert_success(src, "{ 'execute': 'stop' }");
     qtest_qmp_assert_success(src, "{ 'execute': 'migrate', 'arguments': "
                              "{ 'uri': %s } }", uri);
@@ -1182,7 +1184,7 @@ static void migrate_to_upstream(const char *props, bool expect_ok)
     if (expect_ok) {
         wait_migration(dst);
         /* the queue state arrived */
-        g_assert_cmphex(cons(dst), ==, 3);
+        g_assert_cmphex(cons(dst), ==, retired);
         g_assert_cmphex(rd(dst, R_CMDQ_PROD), ==, 3);
         g_assert_cmphex(rd(dst, R_CR0), ==, CR0_CMDQEN);
     } else {
@@ -1197,11 +1199,13 @@ static void migrate_to_upstream(const char *props, bool expect_ok)
 }
 
 /*
- * A cost-0 configuration's stream has no smmulab subsection: a QEMU
- * without the extension loads it.  A timed one carries the engine's state,
- * which such a QEMU must refuse rather than silently drop; one with
- * msi=on carries IDR0.MSI, which it must refuse rather than hide from a
- * guest that chose to complete CMD_SYNCs by MSI.
+ * A stream of a device with upstream's ID properties and nothing pending
+ * has no smmulab subsection: a QEMU without the extension loads it, with
+ * costs set too (an idle engine sends nothing).  One with commands
+ * pending carries the engine's state, which such a QEMU must refuse
+ * rather than silently drop; one with other ID properties (cmdqs, msi)
+ * carries them, which it must refuse rather than change the ID registers
+ * under the guest.
  */
 static void test_migration_upstream(void)
 {
@@ -1209,12 +1213,12 @@ static void test_migration_upstream(void)
         g_test_skip("SMMULAB_QEMU_UPSTREAM (a QEMU without smmulab) not set");
         return;
     }
-    migrate_to_upstream("-global arm-smmuv3.cmdqs=8", true);
-    migrate_to_upstream("-global arm-smmuv3.cmdqs=8 "
-                        "-global arm-smmuv3.cmdq-cmd-ns=10", false);
-    /* IDR0.MSI would vanish under the guest */
-    migrate_to_upstream("-global arm-smmuv3.cmdqs=8 -global arm-smmuv3.msi=on",
-                        false);
+    migrate_to_upstream("", 3, true);
+    migrate_to_upstream("-global arm-smmuv3.cmdq-cmd-ns=10", 3, true);
+    migrate_to_upstream("-global arm-smmuv3.cmdq-cmd-ns=1000000", 0, false);
+    /* IDR1.CMDQS and IDR0.MSI would change under the guest */
+    migrate_to_upstream("-global arm-smmuv3.cmdqs=8", 3, false);
+    migrate_to_upstream("-global arm-smmuv3.msi=on", 3, false);
 }
 
 
@@ -1474,6 +1478,51 @@ static char *mig_file(const char *what)
 }
 
 /*
+ * Start a QEMU with @props that loads @file, which it must refuse without
+ * exiting, saying @line (a whole line of its stderr, after QEMU's
+ * "program: " prefix).  Return it, with what the stream loaded before the
+ * refusal, to show that the device stays usable.
+ */
+static QTestState *load_refused(const char *props, const char *file,
+                                const char *line)
+{
+    g_autofree char *uri = g_strdup_printf("file:%s", file);
+    g_autofree char *err = mig_file("stderr");
+    g_autofree char *args = g_strdup_printf("%s -incoming defer 2>%s", props,
+                                            err);
+    g_autofree char *want = g_strdup_printf(": %s\n", line);
+    g_autofree char *text = NULL;
+    QTestState *dst = smmu_start(args);
+    QDict *resp;
+
+    qtest_qmp_assert_success(dst, "{ 'execute': 'migrate-incoming', "
+                             "'arguments': { 'uri': %s, "
+                             "'exit-on-error': false } }", uri);
+    for (;;) {
+        resp = qtest_qmp(dst, "{ 'execute': 'query-migrate' }");
+        if (qdict_haskey(qdict_get_qdict(resp, "return"), "status")) {
+            const char *status = qdict_get_str(qdict_get_qdict(resp, "return"),
+                                               "status");
+
+            g_assert_cmpstr(status, !=, "completed");
+            if (!strcmp(status, "failed")) {
+                break;
+            }
+        }
+        qobject_unref(resp);
+        g_usleep(10000);
+    }
+    qobject_unref(resp);
+    g_assert_true(g_file_get_contents(err, &text, NULL, NULL));
+    if (!strstr(text, want)) {
+        g_test_message("expected \"%s\" in stderr: %s", line, text);
+    }
+    g_assert_nonnull(strstr(text, want));
+    unlink(err);
+    return dst;
+}
+
+/*
  * A stream with commands pending, from a QEMU with costs, loaded into one
  * without: they retire as soon as the VM runs, as a cost-0 device retires
  * commands as soon as they are visible; no PROD, CR0 or GERRORN write is
@@ -1511,49 +1560,112 @@ static void test_migration_to_untimed(void)
 }
 
 /*
- * IDR0.MSI and IDR0.SEV, which the guest read and chose its CMD_SYNC
- * completion by, must not change under it: a stream from a device with
- * other values is refused, whatever the costs (these are cost 0).
+ * The properties that shape the ID registers (cmdqs, eventqs, ril, msi,
+ * sev), which the guest read once, must not change under it: a stream
+ * from a device with other values is refused in one line naming each
+ * that differs, with the stream's and this device's values, whatever the
+ * costs and whether or not the stream carries them (absent, they are
+ * upstream's).
  */
-static void test_migration_idr0(void)
+static void test_migration_id_props(void)
 {
     static const struct {
-        const char *src, *dst;
-        bool ok;
+        const char *src, *dst, *line;
     } cases[] = {
-        { "-global arm-smmuv3.msi=on", "-global arm-smmuv3.msi=off", false },
-        { "-global arm-smmuv3.msi=on", "-global arm-smmuv3.msi=on", true },
-        { "", "-global arm-smmuv3.msi=on", false },
-        { "-global arm-smmuv3.sev=on", "", false },
-        { "-global arm-smmuv3.msi=on -global arm-smmuv3.sev=on",
-          "-global arm-smmuv3.msi=on -global arm-smmuv3.sev=on", true },
+        { "", "ril=off", "has ril=on, this device ril=off" },
+        { "ril=off", "", "has ril=off, this device ril=on" },
+        { "cmdqs=8", "cmdqs=7", "has cmdqs=8, this device cmdqs=7" },
+        { "", "cmdqs=8", "has cmdqs=19, this device cmdqs=8" },
+        { "eventqs=10", "", "has eventqs=10, this device eventqs=19" },
+        { "msi=on", "", "has msi=on, this device msi=off" },
+        { "", "msi=on", "has msi=off, this device msi=on" },
+        { "sev=on", "", "has sev=on, this device sev=off" },
+        { "cmdqs=8 ril=off msi=on", "cmdqs=8 sev=on",
+          "has ril=off msi=on sev=off, this device ril=on msi=off sev=on" },
+        { "cmdqs=8 ril=off msi=on sev=on", "cmdqs=8 ril=off msi=on sev=on",
+          NULL },
+        { "eventqs=10", "eventqs=10", NULL },
     };
-    g_autofree char *file = mig_file("idr0");
+    g_autofree char *file = mig_file("id-props");
     int i;
 
     for (i = 0; i < ARRAY_SIZE(cases); i++) {
-        g_autofree char *sp = g_strdup_printf("-global arm-smmuv3.cmdqs=8 %s",
-                                              cases[i].src);
-        g_autofree char *dp = g_strdup_printf("-global arm-smmuv3.cmdqs=8 %s",
-                                              cases[i].dst);
-        QTestState *src = smmu_start(sp), *dst;
+        g_auto(GStrv) sv = g_strsplit(cases[i].src, " ", 0);
+        g_auto(GStrv) dv = g_strsplit(cases[i].dst, " ", 0);
+        g_autofree char *sp = NULL, *dp = NULL, *line = NULL;
+        QTestState *src, *dst;
+        char **p;
 
-        cmdq_setup(src, 8);
-        save_to_file(src, file);
-        dst = load_from_file(dp, file, cases[i].ok);
-        if (dst) {
-            g_assert_cmphex(rd(dst, R_CR0), ==, CR0_CMDQEN);
-            qtest_quit(dst);
+        sp = g_strdup("");
+        for (p = sv; *p; p++) {
+            if (**p) {
+                g_autofree char *o = sp;
+
+                sp = g_strdup_printf("%s -global arm-smmuv3.%s", o, *p);
+            }
         }
+        dp = g_strdup("");
+        for (p = dv; *p; p++) {
+            if (**p) {
+                g_autofree char *o = dp;
+
+                dp = g_strdup_printf("%s -global arm-smmuv3.%s", o, *p);
+            }
+        }
+        src = smmu_start(sp);
+        cmdq_setup(src, 7);
+        save_to_file(src, file);
+        if (cases[i].line) {
+            line = g_strdup_printf("arm-smmuv3: migration stream %s",
+                                   cases[i].line);
+            dst = load_refused(dp, file, line);
+        } else {
+            dst = load_from_file(dp, file, true);
+        }
+        g_assert_cmphex(rd(dst, R_CR0), ==, CR0_CMDQEN);
+        qtest_quit(dst);
         unlink(file);
     }
 }
 
 /*
- * Offset in @buf of the version of subsection @name (after the
- * QEMU_VM_SUBSECTION byte, the name's length and the name)
+ * The same with a command in progress: ril=on to ril=off with a range
+ * TLBI (4 pages) being worked on is refused for the property, not for the
+ * engine's state (on the destination it would cover 1 page).
  */
-static gsize subsection_at(const guint8 *buf, gsize len, const char *name)
+static void test_migration_id_props_busy(void)
+{
+    const char *props = "-global arm-smmuv3.cmdqs=8 "
+                        "-global arm-smmuv3.cmdq-cmd-ns=1000 "
+                        "-global arm-smmuv3.cmdq-tlbi-page-ns=100";
+    g_autofree char *file = mig_file("id-busy");
+    g_autofree char *dp = g_strdup_printf("%s -global arm-smmuv3.ril=off",
+                                          props);
+    QTestState *src = smmu_start(props), *dst;
+
+    cmdq_setup(src, 8);
+    put_cmd(src, 8, 0, cmd_tlbi_va(1, 3, 0));
+    wr(src, R_CMDQ_PROD, 1);
+    qtest_clock_step(src, 500);
+    g_assert_cmphex(cons(src), ==, 0);
+    save_to_file(src, file);
+    dst = load_refused(dp, file, "arm-smmuv3: migration stream has ril=on, "
+                       "this device ril=off");
+    qtest_quit(dst);
+    dst = load_from_file(props, file, true);
+    qtest_clock_set(dst, 500);
+    retires_in(dst, 900, 0, 1);
+    g_assert_cmpint(get_stat(dst, "tlbi-pages"), ==, 4);
+    qtest_quit(dst);
+    unlink(file);
+}
+
+/*
+ * Offset in @buf of the version of subsection @name (after the
+ * QEMU_VM_SUBSECTION byte, the name's length and the name), 0 if the
+ * stream has no such subsection
+ */
+static gsize subsection_find(const guint8 *buf, gsize len, const char *name)
 {
     gsize n = strlen(name), i;
 
@@ -1563,26 +1675,40 @@ static gsize subsection_at(const guint8 *buf, gsize len, const char *name)
             return i + 2 + n;
         }
     }
-    g_assert_not_reached();
+    return 0;
+}
+
+static gsize subsection_at(const guint8 *buf, gsize len, const char *name)
+{
+    gsize at = subsection_find(buf, len, name);
+
+    g_assert_cmpuint(at, !=, 0);
+    return at;
 }
 
 /*
- * The engine's subsection is new: version 1.  Its visibility FIFO
- * length comes from the stream and sizes an allocation: it is checked
- * before, against what this device's queue can hold (at most one record
- * per pending command, 2 << cmdqs), and a bad one is refused.
+ * The engine's subsection, version 1, from the subsection's version on:
+ * the state of the command in progress, then the visibility records
+ * (count, then n and ns of each), then the counters
  */
-#define VIS_LEN_OFFSET  68  /* from the subsection's version to vis_mig_len */
+#define ENG_HEAD_CONS   (4 + 9)
+#define ENG_HEAD_DUE    (4 + 21)
+#define ENG_VIS_LEN     (4 + 68)
+#define ENG_VIS(i)      (4 + 72 + 12 * (i))     /* n; ns at + 4 */
 
-static void test_migration_vis_len(void)
+/*
+ * A stream with three CMD_SYNCs pending, the first in progress (started
+ * at 0 ns, due at 1000 ns), visible from two PROD writes: two records,
+ * two at 0 ns and one at 1 ns.  Returns the stream, and in @at where the
+ * engine's subsection is.
+ */
+#define VIS_PROPS "-global arm-smmuv3.cmdqs=8 " \
+                  "-global arm-smmuv3.cmdq-cmd-ns=1000"
+
+static guint8 *vis_stream(const char *file, gsize *len, gsize *at)
 {
-    const char *props = "-global arm-smmuv3.cmdqs=8 "
-                        "-global arm-smmuv3.cmdq-cmd-ns=1000";
-    static const int32_t bad[] = { -1, (2 << 8) + 1, INT32_MAX };
-    g_autofree char *file = mig_file("vis");
-    g_autofree guint8 *buf = NULL;
-    QTestState *src = smmu_start(props), *dst;
-    gsize len, at;
+    QTestState *src = smmu_start(VIS_PROPS);
+    guint8 *buf;
     int i;
 
     cmdq_setup(src, 8);
@@ -1594,20 +1720,257 @@ static void test_migration_vis_len(void)
     wr(src, R_CMDQ_PROD, 3);
     qtest_clock_step(src, 499);
     save_to_file(src, file);
-    g_assert_true(g_file_get_contents(file, (char **)&buf, &len, NULL));
-    at = subsection_at(buf, len, "smmuv3/cmdq-engine");
-    g_assert_cmpuint(ldl_be_p(buf + at), ==, 1);
-    /* two PROD writes pending: two records */
-    g_assert_cmpuint(ldl_be_p(buf + at + 4 + VIS_LEN_OFFSET), ==, 2);
-    dst = load_from_file(props, file, true);
+    g_assert_true(g_file_get_contents(file, (char **)&buf, len, NULL));
+    *at = subsection_at(buf, *len, "smmuv3/cmdq-engine");
+    g_assert_cmpuint(ldl_be_p(buf + *at), ==, 1);
+    g_assert_cmpuint(ldl_be_p(buf + *at + ENG_VIS_LEN), ==, 2);
+    g_assert_cmpuint(ldl_be_p(buf + *at + ENG_VIS(0)), ==, 2);
+    g_assert_cmpuint(ldq_be_p(buf + *at + ENG_VIS(1) + 4), ==, 1);
+    g_assert_cmpuint(ldq_be_p(buf + *at + ENG_HEAD_DUE), ==, 1000);
+    return buf;
+}
+
+/*
+ * The visibility FIFO's length comes from the stream and sizes an
+ * allocation: it is checked before, against what this device's queue can
+ * have pending (a record is one command or more), and a bad one is
+ * refused.
+ */
+static void test_migration_vis_len(void)
+{
+    static const int32_t bad[] = { -1, (1 << 8) + 1, INT32_MAX };
+    g_autofree char *file = mig_file("vis");
+    g_autofree guint8 *buf = NULL;
+    QTestState *dst;
+    gsize len, at;
+    int i;
+
+    buf = vis_stream(file, &len, &at);
+    dst = load_from_file(VIS_PROPS, file, true);
     qtest_quit(dst);
 
     for (i = 0; i < ARRAY_SIZE(bad); i++) {
-        stl_be_p(buf + at + 4 + VIS_LEN_OFFSET, bad[i]);
+        stl_be_p(buf + at + ENG_VIS_LEN, bad[i]);
         g_assert_true(g_file_set_contents(file, (char *)buf, len, NULL));
-        load_from_file(props, file, false);
+        load_from_file(VIS_PROPS, file, false);
     }
     unlink(file);
+}
+
+/*
+ * After a refused stream the device works as a new one: when @fresh (no
+ * command run since), its engine took nothing from the stream (counters,
+ * visibility records), and the queue registers the stream loaded start
+ * nothing by themselves.
+ */
+static void check_usable(QTestState *qts, bool fresh)
+{
+    cmdq_setup(qts, 8);
+    put_cmd(qts, 8, 0, cmd_op(OP_SYNC));
+    put_cmd(qts, 8, 1, cmd_op(OP_SYNC));
+    wr(qts, R_CMDQ_PROD, 2);
+    retires_in(qts, 1000, 0, 1);
+    retires_in(qts, 1000, 1, 2);
+    g_assert_cmpint(get_stat(qts, "pending"), ==, 0);
+    if (fresh) {
+        g_assert_cmpint(get_stat(qts, "prod-writes"), ==, 2);
+        g_assert_cmpint(get_stat(qts, "retired"), ==, 2);
+        g_assert_cmpint(get_stat(qts, "max-sync-wait-ns"), ==, 2000);
+    }
+}
+
+/*
+ * Everything a stream loads is checked before the device uses it, and a
+ * refused stream leaves the device consistent and usable (run on the
+ * ASan/UBSan QEMU too): the engine's visibility records (none empty, no
+ * more commands than the queue holds), the command in progress (CONS
+ * within the queue, due time its start plus its cost), and the queues'
+ * sizes.  Each refusal is one line saying what is wrong; the destination
+ * stays up (exit-on-error off) and runs commands as a new device would,
+ * registers first as the stream left them.
+ */
+static void test_migration_corrupt(void)
+{
+    static const struct {
+        gsize off;
+        int size;               /* 4 or 8 bytes */
+        uint64_t val;
+        const char *line;
+    } cases[] = {
+        { ENG_VIS(0), 4, 0, "a visibility record of 0 commands at 0 ns" },
+        { ENG_VIS(1) + 4, 8, -5ULL,
+          "a visibility record of 1 commands at -5 ns" },
+        { ENG_VIS(0), 4, 300,
+          "301 commands pending, this device's queue at most 256 (cmdqs=8)" },
+        { ENG_VIS_LEN, 4, 257,
+          "257 visibility records, this device at most 256 (cmdqs=8)" },
+        { ENG_HEAD_DUE, 8, -1ULL, "a command in progress started at 0 ns "
+          "with a cost of 1000 ns due at -1 ns" },
+        { ENG_HEAD_DUE, 8, 999, "a command in progress started at 0 ns "
+          "with a cost of 1000 ns due at 999 ns" },
+        { ENG_HEAD_CONS, 4, 0x200, "a command in progress at CONS 0x200, "
+          "past a queue of 256 entries (cmdqs=8)" },
+    };
+    g_autofree char *file = mig_file("corrupt");
+    g_autofree guint8 *orig = NULL;
+    gsize len, at, q;
+    int i;
+
+    orig = vis_stream(file, &len, &at);
+    for (i = 0; i < ARRAY_SIZE(cases); i++) {
+        g_autofree guint8 *buf = g_memdup2(orig, len);
+        g_autofree char *line = g_strdup_printf(
+            "arm-smmuv3: migration stream has %s", cases[i].line);
+        QTestState *dst;
+
+        if (cases[i].size == 4) {
+            stl_be_p(buf + at + cases[i].off, cases[i].val);
+        } else {
+            stq_be_p(buf + at + cases[i].off, cases[i].val);
+        }
+        g_assert_true(g_file_set_contents(file, (char *)buf, len, NULL));
+        dst = load_refused(VIS_PROPS, file, line);
+        /* as the stream left it: three commands visible, none run */
+        g_assert_cmphex(cons(dst), ==, 0);
+        g_assert_cmphex(rd(dst, R_CMDQ_PROD), ==, 3);
+        qtest_clock_step(dst, 10000);
+        g_assert_cmphex(cons(dst), ==, 0);
+        g_assert_cmpint(get_stat(dst, "pending"), ==, 3);
+        check_usable(dst, true);
+        qtest_quit(dst);
+    }
+
+    /*
+     * The command queue's LOG2SIZE: 9 on a cmdqs=8 device, refused and
+     * kept at 8; 40, refused as it is read and kept at 19 (the index
+     * arithmetic shifts by it).  Located by the queue's BASE, PROD, CONS.
+     */
+    for (q = 0; q + 17 <= len; q++) {
+        if (ldq_be_p(orig + q) == (QUEUE_ADDR | 8) &&
+            ldl_be_p(orig + q + 8) == 3 && ldl_be_p(orig + q + 12) == 0) {
+            break;
+        }
+    }
+    g_assert_cmpuint(orig[q + 16], ==, 8);
+    for (i = 0; i < 2; i++) {
+        g_autofree guint8 *buf = g_memdup2(orig, len);
+        g_autofree char *line = NULL;
+        QTestState *dst;
+
+        buf[q + 16] = i ? 40 : 9;
+        if (i) {
+            line = g_strdup("arm-smmuv3: migration stream has a queue "
+                            "LOG2SIZE of 40, at most 19");
+        } else {
+            /* the event queue follows: BASE, PROD, CONS, LOG2SIZE */
+            line = g_strdup_printf("arm-smmuv3: migration stream has CMDQ "
+                                   "LOG2SIZE 9 and EVENTQ LOG2SIZE %u, this "
+                                   "device cmdqs=8 eventqs=19",
+                                   orig[q + 17 + 16]);
+        }
+        g_assert_true(g_file_set_contents(file, (char *)buf, len, NULL));
+        dst = load_refused(VIS_PROPS, file, line);
+        /* the queue as loaded: a PROD write runs its commands */
+        wr(dst, R_CMDQ_PROD, 3);
+        retires_in(dst, 1000, 0, 1);
+        retires_in(dst, 1000, 1, 2);
+        retires_in(dst, 1000, 2, 3);
+        check_usable(dst, false);
+        qtest_quit(dst);
+    }
+    unlink(file);
+}
+
+/*
+ * The engine's subsection is sent only when it carries something the
+ * destination could not rebuild.  Idle (every command retired): not sent,
+ * and a destination of the same properties goes on as a new device (its
+ * counters from 0).  A command in progress: sent.  Jitter whose generator
+ * has moved: sent, so that the destination draws the same costs as the
+ * source would have; one that has not moved: not sent.
+ */
+static void test_migration_idle(void)
+{
+    /* as jitter_run()'s */
+    const char *props = "-global arm-smmuv3.cmdqs=8 "
+                        "-global arm-smmuv3.cmdq-cmd-ns=100 "
+                        "-global arm-smmuv3.cmdq-jitter-ns=1000 "
+                        "-global arm-smmuv3.cmdq-seed=7";
+    g_autofree char *file = mig_file("idle");
+    g_autofree guint8 *buf = NULL;
+    int64_t ref[8], t0, t;
+    QTestState *src, *dst;
+    gsize len;
+    int i;
+
+    /* idle, no jitter */
+    src = smmu_start(VIS_PROPS);
+    cmdq_setup(src, 8);
+    put_cmd(src, 8, 0, cmd_op(OP_SYNC));
+    wr(src, R_CMDQ_PROD, 1);
+    retires_in(src, 1000, 0, 1);
+    save_to_file(src, file);
+    g_assert_true(g_file_get_contents(file, (char **)&buf, &len, NULL));
+    g_assert_cmpuint(subsection_find(buf, len, "smmuv3/cmdq-engine"), ==, 0);
+    g_clear_pointer(&buf, g_free);
+    dst = load_from_file(VIS_PROPS, file, true);
+    g_assert_cmpint(get_stat(dst, "retired"), ==, 0);
+    g_assert_cmphex(cons(dst), ==, 1);
+    put_cmd(dst, 8, 1, cmd_op(OP_SYNC));
+    wr(dst, R_CMDQ_PROD, 2);
+    retires_in(dst, 1000, 1, 2);
+    qtest_quit(dst);
+
+    /* busy: sent (the rest of test_migration shows it taken) */
+    src = smmu_start(VIS_PROPS);
+    cmdq_setup(src, 8);
+    put_cmd(src, 8, 0, cmd_op(OP_SYNC));
+    wr(src, R_CMDQ_PROD, 1);
+    qtest_clock_step(src, 999);
+    save_to_file(src, file);
+    g_assert_true(g_file_get_contents(file, (char **)&buf, &len, NULL));
+    g_assert_cmpuint(subsection_find(buf, len, "smmuv3/cmdq-engine"), !=, 0);
+    g_clear_pointer(&buf, g_free);
+
+    /* jitter that has not moved: not sent */
+    src = smmu_start(props);
+    save_to_file(src, file);
+    g_assert_true(g_file_get_contents(file, (char **)&buf, &len, NULL));
+    g_assert_cmpuint(subsection_find(buf, len, "smmuv3/cmdq-engine"), ==, 0);
+    g_clear_pointer(&buf, g_free);
+
+    /*
+     * Jitter that has moved: four commands retired on the source, four
+     * more on the destination cost what commands 5 to 8 cost without a
+     * migration (interrupting CMD_SYNCs: each retires by the timer)
+     */
+    jitter_run(7, ref, 8);
+    src = smmu_start(props);
+    cmdq_setup(src, 8);
+    for (i = 0; i < 8; i++) {
+        Cmd sync = { { OP_SYNC | SYNC_CS_IRQ } };
+
+        put_cmd(src, 8, i, sync);
+    }
+    wr(src, R_CMDQ_PROD, 4);
+    qtest_clock_step(src, 100000);
+    g_assert_cmphex(cons(src), ==, 4);
+    save_to_file(src, file);
+    g_assert_true(g_file_get_contents(file, (char **)&buf, &len, NULL));
+    g_assert_cmpuint(subsection_find(buf, len, "smmuv3/cmdq-engine"), !=, 0);
+    dst = load_from_file(props, file, true);
+    unlink(file);
+    qtest_qmp_assert_success(dst, "{ 'execute': 'cont' }");
+    t0 = qtest_clock_step(dst, 100000);
+    wr(dst, R_CMDQ_PROD, 8);
+    for (i = 4, t = t0; i < 8; i++) {
+        int64_t now = qtest_clock_step_next(dst);
+
+        g_assert_cmphex(cons(dst), ==, i + 1);
+        g_assert_cmpint(now - t, ==, ref[i] - ref[i - 1]);
+        t = now;
+    }
+    qtest_quit(dst);
 }
 
 /*
@@ -2416,8 +2779,14 @@ int main(int argc, char **argv)
     qtest_add_func("/smmuv3-cmdq/migration/bounds", test_migration_bounds);
     qtest_add_func("/smmuv3-cmdq/migration/to-untimed",
                    test_migration_to_untimed);
-    qtest_add_func("/smmuv3-cmdq/migration/idr0", test_migration_idr0);
+    qtest_add_func("/smmuv3-cmdq/migration/id-props",
+                   test_migration_id_props);
+    qtest_add_func("/smmuv3-cmdq/migration/id-props-busy",
+                   test_migration_id_props_busy);
     qtest_add_func("/smmuv3-cmdq/migration/vis-len", test_migration_vis_len);
+    qtest_add_func("/smmuv3-cmdq/migration/corrupt",
+                   test_migration_corrupt);
+    qtest_add_func("/smmuv3-cmdq/migration/idle", test_migration_idle);
     qtest_add_func("/smmuv3-cmdq/migration/counters",
                    test_migration_counters);
     qtest_add_func("/smmuv3-cmdq/migration/upstream-compat",

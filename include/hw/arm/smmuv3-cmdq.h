@@ -23,6 +23,30 @@
 /* Visible commands read ahead: at most this many per guest-memory read */
 #define SMMU_CMDQ_FETCH_AHEAD 16
 
+/*
+ * The engine's state as a migration stream carries it.  A stream is
+ * loaded into this copy, never into the engine itself, and taken only
+ * once the device's post_load has validated all of it against this
+ * device: a stream that is refused, wherever its load stops, leaves the
+ * engine as it was.
+ */
+typedef struct SMMUv3CmdqMig {
+    SMMUCmdqPrng prng;
+    bool busy;
+    uint32_t head_cons;
+    int64_t head_start;
+    int64_t head_due;
+    uint64_t head_cost;
+    uint64_t head_pages;
+    SMMUCmdqCmdInfo head;
+    bool head_fetched;
+    uint32_t head_words[4];
+    int32_t vis_len;            /* visibility records, oldest first */
+    SMMUCmdqVisBatch *vis;
+    SMMUCmdqStats stats;
+    bool loaded;                /* this stream carried it, not yet taken */
+} SMMUv3CmdqMig;
+
 typedef struct SMMUv3CmdqEngine {
     /* Properties */
     SMMUCmdqCosts costs;
@@ -32,16 +56,15 @@ typedef struct SMMUv3CmdqEngine {
     bool timed;
     QEMUTimer *timer;
 
-    /* When each pending command became visible (migrated when timed) */
+    /* When each pending command became visible */
     SMMUCmdqVis vis;
-    int32_t vis_mig_len;        /* vis.len, as the migration stream has it */
     /*
      * A stream was loaded: the first look after it (when the virtual clock
      * is loaded too) tracks pending commands the stream had no record of
      */
     bool loaded;
 
-    /* Retirement state (migrated when timed) */
+    /* Retirement state */
     SMMUCmdqPrng prng;
     bool busy;                  /* the command at CONS is being worked on */
     uint32_t head_cons;         /* CONS (index and wrap) of that command */
@@ -69,6 +92,9 @@ typedef struct SMMUv3CmdqEngine {
     bool head_lazy;
 
     SMMUCmdqStats stats;
+
+    /* Migration (see vmstate_smmuv3_cmdq_engine) */
+    SMMUv3CmdqMig mig;
 } SMMUv3CmdqEngine;
 
 /* The largest cost property, in ns: 1000 s */
