@@ -56,6 +56,14 @@ static const struct {
     SmmulabPlace place;
 } wait_fns[] = {
     { "arm_smmu_cmdq_shared_lock", SMMULAB_PLACE_SHARED_LOCK },
+    /* the copies that the variants and the counters run (issue 28) */
+    { "arm_smmu_cmdq_shared_lock_variant", SMMULAB_PLACE_SHARED_LOCK },
+    { "arm_smmu_cmdq_poll_until_not_full_variant", SMMULAB_PLACE_SPACE },
+    { "arm_smmu_cmdq_poll_until_sync_variant", SMMULAB_PLACE_SYNC },
+    { "arm_smmu_cmdq_poll_until_msi_variant", SMMULAB_PLACE_SYNC },
+    { "arm_smmu_cmdq_poll_until_consumed_variant", SMMULAB_PLACE_SYNC },
+    { "arm_smmu_cmdq_issue_cmdlist_variant", SMMULAB_PLACE_CMDQ_OTHER },
+    { "arm_smmu_cmdq_issue_cmdlist_add", SMMULAB_PLACE_CMDQ_OTHER },
     /* the space check of arm_smmu_cmdq_issue_cmdlist()'s wait loop */
     { "queue_has_space", SMMULAB_PLACE_SPACE },
     { "arm_smmu_cmdq_poll_until_not_full", SMMULAB_PLACE_SPACE },
