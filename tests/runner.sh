@@ -240,6 +240,48 @@ for g in tests/golden/*/; do
     done
 done
 
+# README's example is the main job as shipped: the golden main-job runs
+# are the plan configs/default.ini gives (each boot's variant, seed and
+# kernel parameters), and every line of the example (but "..." and the
+# output path) is a line of that golden's report, in order
+if out=$(python3 - "$RUN" configs/default.ini tests/golden/main-job README.md 2>&1 <<'PY'
+import json, re, subprocess, sys
+run, ini, golden, readme = sys.argv[1:]
+plan = [json.loads(l) for l in subprocess.run(
+    [run, "list", ini], capture_output=True, text=True,
+    check=True).stdout.splitlines()]
+runs = {r["index"]: r for r in json.load(open(golden + "/runs.json"))["runs"]}
+for p in plan:
+    r = runs.get(p["index"])
+    if r is None:
+        sys.exit("boot %d of %s is not in the golden" % (p["index"], ini))
+    got = (r["variant"], bool(r["control"]), r["seed"])
+    want = (p["variant"], bool(p["control"]), p["seed"])
+    if got != want:
+        sys.exit("boot %d: golden %s, %s plans %s" % (p["index"], got, ini, want))
+if len(runs) != len(plan):
+    sys.exit("golden has %d runs, %s plans %d" % (len(runs), ini, len(plan)))
+text = open(readme).read()
+m = re.search(r"prints a report like this.*?```\n(.*?)```", text, re.S)
+if not m:
+    sys.exit("README has no example report")
+report = open(golden + "/report.txt").read().split("\n")
+at = 0
+for line in m.group(1).split("\n"):
+    if not line.strip() or line.strip() == "..." or line.startswith("report: "):
+        continue
+    try:
+        at = report.index(line, at) + 1
+    except ValueError:
+        sys.exit("README example line not in the main job's report (in order): " + line[:100])
+print("%d boots as planned, %d example lines" % (len(plan), len(m.group(1).split("\n"))))
+PY
+); then
+    ok "README's example is the main job's report: $out"
+else
+    notok "README's example: $out"
+fi
+
 # The space wait compared like with like: runs recorded under
 # cmdq_alloc=add keep their wait for queue room in add_space_wait_*
 # (space_wait_* stay 0 there), and the report's space-wait rows read
