@@ -375,6 +375,55 @@ static void cores_note(GString *t, JsonObject *sc, JsonObject *root)
     }
 }
 
+/* The cmdq_alloc= a variant's kernel parameters ask for (cmpxchg: none) */
+static const char *variant_alloc(JsonObject *v)
+{
+    const char *a = json_object_get_string_member_with_default(v, "append",
+                                                               "");
+    const char *at = strstr(a, "arm_smmu_v3.cmdq_alloc=");
+
+    if (!at) {
+        return "cmpxchg";
+    }
+    at += strlen("arm_smmu_v3.cmdq_alloc=");
+    return g_str_has_prefix(at, "add") ? "add" : "cmpxchg";
+}
+
+/*
+ * Soft lockups counted under cmdq_alloc=add and under cmpxchg do not
+ * count the same thing: under add a gathered CPU waits for its owner with
+ * interrupts off, where the watchdog's timer cannot run.
+ */
+static void alloc_note(GString *t, JsonObject *sc)
+{
+    JsonArray *vs = json_object_has_member(sc, "variants") ?
+        json_object_get_array_member(sc, "variants") : NULL;
+    gboolean add = FALSE, cmpxchg = FALSE;
+    guint i;
+
+    for (i = 0; vs && i < json_array_get_length(vs); i++) {
+        JsonObject *v = json_array_get_object_element(vs, i);
+
+        if (!v) {
+            continue;
+        }
+        if (!strcmp(variant_alloc(v), "add")) {
+            add = TRUE;
+        } else {
+            cmpxchg = TRUE;
+        }
+    }
+    if (add && cmpxchg) {
+        g_string_append(t, "  note: soft lockup counts are not comparable "
+                        "across cmdq_alloc: under add a CPU gathered by "
+                        "another waits for its publication with interrupts "
+                        "off, where the watchdog cannot see it; every soft "
+                        "lockup line between add and cmpxchg variants "
+                        "compares unlike counts (docs/guest.md, \"Stalls "
+                        "under `add`\")\n");
+    }
+}
+
 /* Whether a run's guest said its kernel has none of the kit's counters */
 static gboolean run_without_series(JsonObject *r)
 {
@@ -604,6 +653,7 @@ static void header_setup(Report *rp, const char *det)
     provenance(t, rp->root, rp->runs);
     variants_ran(t, rp->b, sc, rp->runs);
     cores_note(t, sc, rp->root);
+    alloc_note(t, sc);
     g_string_append_printf(t, "  runs: %u of %u ok\n", rp->nok, rp->nrun);
     g_string_append_printf(t, "  %s: %s\n",
                            json_object_has_member(sc, "seed") ? "repeats" :
