@@ -375,39 +375,56 @@ static void cores_note(GString *t, JsonObject *sc, JsonObject *root)
     }
 }
 
-/* The cmdq_alloc= a variant's kernel parameters ask for (cmpxchg: none) */
-static const char *variant_alloc(JsonObject *v)
+/*
+ * Whether kernel parameters (or a kernel's "ran" line) name cmdq_alloc=add:
+ * "arm_smmu_v3.cmdq_alloc=cmpxchg (add requested: ...)" is cmpxchg
+ */
+static gboolean names_add(const char *params)
 {
-    const char *a = json_object_get_string_member_with_default(v, "append",
-                                                               "");
-    const char *at = strstr(a, "arm_smmu_v3.cmdq_alloc=");
+    const char *at = params ? strstr(params, "arm_smmu_v3.cmdq_alloc=") :
+        NULL;
 
-    if (!at) {
-        return "cmpxchg";
-    }
-    at += strlen("arm_smmu_v3.cmdq_alloc=");
-    return g_str_has_prefix(at, "add") ? "add" : "cmpxchg";
+    return at && g_str_has_prefix(at + strlen("arm_smmu_v3.cmdq_alloc="),
+                                  "add");
 }
 
 /*
  * Soft lockups counted under cmdq_alloc=add and under cmpxchg do not
  * count the same thing: under add a gathered CPU waits for its owner with
- * interrupts off, where the watchdog's timer cannot run.
+ * interrupts off, where the watchdog's timer cannot run.  Each run is
+ * taken by what its kernel said it ran, or else by what it asked for.
  */
-static void alloc_note(GString *t, JsonObject *sc)
+static void alloc_note(GString *t, JsonObject *sc, JsonArray *runs)
 {
+    const char *common = json_object_get_string_member_with_default(
+        sc, "append", "");
     JsonArray *vs = json_object_has_member(sc, "variants") ?
         json_object_get_array_member(sc, "variants") : NULL;
     gboolean add = FALSE, cmpxchg = FALSE;
-    guint i;
+    guint i, j;
 
-    for (i = 0; vs && i < json_array_get_length(vs); i++) {
-        JsonObject *v = json_array_get_object_element(vs, i);
+    for (i = 0; runs && i < json_array_get_length(runs); i++) {
+        JsonObject *r = json_array_get_object_element(runs, i);
+        const char *ran = json_object_get_string_member_with_default(
+            r, "ran", "");
+        const char *asked = "";
 
-        if (!v) {
+        if (json_object_get_boolean_member_with_default(r, "control",
+                                                        FALSE)) {
             continue;
         }
-        if (!strcmp(variant_alloc(v), "add")) {
+        for (j = 0; vs && j < json_array_get_length(vs); j++) {
+            JsonObject *v = json_array_get_object_element(vs, j);
+
+            if (!g_strcmp0(json_object_get_string_member_with_default(
+                               v, "name", ""),
+                           json_object_get_string_member_with_default(
+                               r, "variant", NULL))) {
+                asked = json_object_get_string_member_with_default(
+                    v, "append", "");
+            }
+        }
+        if (*ran ? names_add(ran) : names_add(asked) || names_add(common)) {
             add = TRUE;
         } else {
             cmpxchg = TRUE;
@@ -653,7 +670,7 @@ static void header_setup(Report *rp, const char *det)
     provenance(t, rp->root, rp->runs);
     variants_ran(t, rp->b, sc, rp->runs);
     cores_note(t, sc, rp->root);
-    alloc_note(t, sc);
+    alloc_note(t, sc, rp->runs);
     g_string_append_printf(t, "  runs: %u of %u ok\n", rp->nok, rp->nrun);
     g_string_append_printf(t, "  %s: %s\n",
                            json_object_has_member(sc, "seed") ? "repeats" :
