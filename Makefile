@@ -64,7 +64,7 @@ check: build
 TREE_BUILD ?= $(BUILD)/tree-$(notdir $(abspath $(TREE)))
 kernel: deps $(BUILD)/build.ninja
 	@test -n "$(TREE)" || { echo "usage: make kernel TREE=DIR [TREE_BUILD=DIR]" >&2; exit 2; }
-	$(MESON) compile -C $(BUILD) guest/init guest/mkcpio runner/smmulab-kparams
+	$(MESON) compile -C $(BUILD) guest/init guest/mkcpio runner/smmulab-kparams:executable
 	SMMULAB_KIT=$(abspath $(BUILD)) scripts/build-kernel.sh --tree $(TREE) $(TREE_BUILD)
 
 # That kernel built and booted under its compare.ini (minutes: docs/testing.md)
@@ -75,13 +75,13 @@ check-tree: kernel build-main
 # build/bisect-TIME (or BISECT_OPTS=--out DIR)
 bisect: build-main
 	@test -n "$(TREE)" -a -n "$(GOOD)" -a -n "$(BAD)" || { echo "usage: make bisect TREE=DIR GOOD=COMMIT BAD=COMMIT S=SCENARIO [BISECT_OPTS=...]" >&2; exit 2; }
-	$(MESON) compile -C $(BUILD) guest/init guest/mkcpio runner/smmulab-kparams
+	$(MESON) compile -C $(BUILD) guest/init guest/mkcpio runner/smmulab-kparams:executable
 	scripts/smmulab-bisect.sh --build $(BUILD) $(BISECT_OPTS) $(TREE) $(GOOD) $(BAD) $(S)
 
 # The bisect on a history it makes (Debian's 6.12, the kit's series, a
 # planted lockup): it must name the planted commit (docs/testing.md)
 check-bisect: build-main
-	$(MESON) compile -C $(BUILD) guest/init guest/mkcpio runner/smmulab-kparams
+	$(MESON) compile -C $(BUILD) guest/init guest/mkcpio runner/smmulab-kparams:executable
 	tests/bisect-e2e.sh $(BUILD)
 
 # Guest evidence of the model's timing (docs/model.md)
