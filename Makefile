@@ -14,6 +14,9 @@
 #                 applies: build/tree-NAME (or TREE_BUILD=DIR), with
 #                 compare.ini there for make scenario S=...
 #   make check-tree TREE=DIR   that build, booted: the series line checked
+#   make check-tree-variants TREE=DIR   that build with the kit's series
+#                 (patches/linux-7.3/ for a 7.3 tree), through every
+#                 guest-variants check
 #   make bisect TREE=DIR GOOD=C BAD=C S=SCENARIO   which commit of a git tree
 #                 brought a lockup (the scenario's primary endpoint;
 #                 BISECT_OPTS=--variant NAME --batch N --cap N --seed N)
@@ -27,7 +30,7 @@ BUILD ?= build
 MESON ?= meson
 export QEMU_SRC LINUX_SRC SMMULAB_JOBS SMMULAB_CACHE
 
-.PHONY: all build build-main deps run scenario check kernel check-tree bisect check-bisect bench-unmap bench-zero-cost bench-engine-cost fuzz-long qtest-suite series check-series clean
+.PHONY: all build build-main deps run scenario check kernel check-tree check-tree-variants bisect check-bisect bench-unmap bench-zero-cost bench-engine-cost fuzz-long qtest-suite series check-series clean
 
 all: build
 
@@ -70,6 +73,10 @@ kernel: deps $(BUILD)/build.ninja
 # That kernel built and booted under its compare.ini (minutes: docs/testing.md)
 check-tree: kernel build-main
 	tests/tree-build.sh $(BUILD) $(TREE_BUILD)
+
+# The same build through the guest-variants checks (its series applied)
+check-tree-variants: kernel build-main
+	tests/tree-variants.sh $(BUILD) $(TREE_BUILD)
 
 # Bisect a lockup (docs/scenarios.md, "Bisect a lockup"): results in
 # build/bisect-TIME (or BISECT_OPTS=--out DIR)
