@@ -38,7 +38,8 @@ fi
 
 tarball=/usr/src/linux-source-$release.tar.xz
 if [ ! -f "$tarball" ]; then
-    [ "$release" = 6.12 ] || die "$tarball missing: run scripts/deps.sh --linux-$release (as root)"
+    [ "$release" != 7.3 ] || die "$tarball missing: run scripts/deps.sh --linux-7.3 (as root)"
+    [ "$release" = 6.12 ] || die "$tarball missing: the kit installs Linux sources for 6.12 (scripts/deps.sh) and 7.3 (scripts/deps.sh --linux-7.3) only"
     die "$tarball missing: run scripts/deps.sh (installs linux-source-6.12) or set LINUX_SRC"
 fi
 ver=$(dpkg-query -W -f='${Version}' "linux-source-$release" 2>/dev/null || echo unknown)
