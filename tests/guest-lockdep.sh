@@ -45,7 +45,7 @@ boot() {
 
 slow=(-s cmdqs=8 -s ril=off -s cmdq-cmd-ns=2000 -s cmdq-sync-ns=2000)
 boot cmdq-variants -w map-unmap -c 2 "${slow[@]}" \
-    -a "smmulab.seconds=2 smmulab.size=2M arm_smmu_v3.cmdq_lock=legacy arm_smmu_v3.cmdq_wait=space arm_smmu_v3.cmdq_poll=fixed arm_smmu_v3.walk_flush=asid arm_smmu_v3.tlbi_max_pages=128"
+    -a "smmulab.seconds=2 smmulab.size=2M arm_smmu_v3.cmdq_lock=legacy arm_smmu_v3.cmdq_wait=space-kit arm_smmu_v3.cmdq_poll=fixed arm_smmu_v3.walk_flush=asid arm_smmu_v3.tlbi_max_pages=128"
 boot storm-add -w unmap-storm -c 4 "${slow[@]}" -a "smmulab.seconds=2 smmulab.total=8M arm_smmu_v3.cmdq_alloc=add"
 boot probe-hashed -w probe-storm -T pfs=2 -a "iommu.probe_lock=hashed iommu.alias_walk=bus"
 boot groups-hashed -w group-storm -a "smmulab.rounds=5 iommu.probe_lock=hashed iommu.probe_lock_buckets=4"

@@ -105,13 +105,13 @@ storm=""
 [ $own_threshold = 0 ] || storm=" arm_smmu_v3.tlbi_max_pages=4294967295"
 
 boot legacy-space 0 -w map-unmap -c 2 "${slow[@]}" \
-    -a "smmulab.seconds=1 smmulab.size=64K arm_smmu_v3.cmdq_lock=legacy arm_smmu_v3.cmdq_wait=space"
-has legacy-space "legacy lock and space wait printed" 'cmdq_lock=legacy cmdq_wait=space'
+    -a "smmulab.seconds=1 smmulab.size=64K arm_smmu_v3.cmdq_lock=legacy arm_smmu_v3.cmdq_wait=space-kit"
+has legacy-space "legacy lock and space wait printed" 'cmdq_lock=legacy cmdq_wait=space-kit'
 sane legacy-space
 
 boot storm-fair 0 -w unmap-storm -c 2 "${slow[@]}" \
-    -a "smmulab.seconds=1 smmulab.total=8M arm_smmu_v3.cmdq_wait=space$storm"
-has storm-fair "fair lock and space wait printed" 'cmdq_lock=fair cmdq_wait=space'
+    -a "smmulab.seconds=1 smmulab.total=8M arm_smmu_v3.cmdq_wait=space-kit$storm"
+has storm-fair "fair lock and space wait printed" 'cmdq_lock=fair cmdq_wait=space-kit'
 has storm-fair "2 MiB chunks" '^RESULT workload=unmap-storm threads=2 .*size=2097152 total=8388608 chunks=4 '
 sane storm-fair
 
@@ -293,10 +293,10 @@ done
 # the knob has neither counter, and fails here).
 for p in upstream fixed; do
     boot poll-$p 0 -w unmap-storm -c 4 "${slow[@]}" \
-        -a "smmulab.seconds=2 smmulab.total=8M arm_smmu_v3.cmdq_wait=space arm_smmu_v3.cmdq_poll=$p$storm"
+        -a "smmulab.seconds=2 smmulab.total=8M arm_smmu_v3.cmdq_wait=space-kit arm_smmu_v3.cmdq_poll=$p$storm"
 done
-has poll-fixed "cmdq_poll=fixed printed" 'cmdq_wait=space cmdq_poll=fixed '
-has poll-upstream "cmdq_poll=upstream printed" 'cmdq_wait=space cmdq_poll=upstream '
+has poll-fixed "cmdq_poll=fixed printed" 'cmdq_wait=space-kit cmdq_poll=fixed '
+has poll-upstream "cmdq_poll=upstream printed" 'cmdq_wait=space-kit cmdq_poll=upstream '
 check poll-upstream "space waits slept, backing off: $(kc poll-upstream space_wait_sleep_ns) ns in $(kc poll-upstream space_wait_sleeps) sleeps" \
     "$(kc poll-upstream space_wait_sleeps) > 0 && $(kc poll-upstream space_wait_sleep_ns) > 1000 * $(kc poll-upstream space_wait_sleeps)"
 check poll-fixed "space waits slept 1 us a time: $(kc poll-fixed space_wait_sleep_ns) ns in $(kc poll-fixed space_wait_sleeps) sleeps" \
@@ -321,7 +321,43 @@ boot add-stall 3 -w unmap-storm -c 4 -s cmdqs=8 -s ril=off -s cmdq-tlbi-page-ns=
     -a "smmulab.seconds=2 smmulab.total=8M arm_smmu_v3.cmdq_alloc=add$storm"
 has add-stall "the space wait warns" 'CMDQ timeout waiting for [0-9]+ slots at 0x'
 has add-stall "and still reports the stall after 16 timeouts, past the rate limit" \
-    'CMDQ stalled: 16 timeouts waiting for [0-9]+ slots at 0x[0-9a-f]+, interrupts off'
+    'CMDQ timeout waiting for [0-9]+ slots at 0x[0-9a-f]+, stalled: 16 timeouts, interrupts off'
+
+# add's wait for publication, with a stalled owner (fault injection,
+# cmdq_add_stall_ms: the first owner that gathered another CPU waits 1.5 s
+# before publishing).  The gathered CPUs poll with interrupts off and must
+# warn after the 1 s timeout: a wait in WFE without the timer's event
+# stream would not wake to check it (on TCG, WFE returns at once, so this
+# run cannot tell the two apart; it shows that the warning is reached and
+# counted).  Those warnings are not space-wait timeouts: the console's
+# "CMDQ timeout" lines and cmdq_timeouts count the same events.
+boot add-publish-stall 0 -w unmap-storm -c 4 "${slow[@]}" \
+    -a "smmulab.seconds=2 smmulab.total=8M arm_smmu_v3.cmdq_alloc=add arm_smmu_v3.cmdq_add_stall_ms=1500$storm"
+has add-publish-stall "the fault injection announced" 'fault injection: the first cmdq_alloc=add owner that gathers another CPU waits 1500 ms'
+has add-publish-stall "a gathered CPU warns of the stalled publication" \
+    'CMDQ publication timeout waiting for the owner to publish slots at 0x'
+check add-publish-stall "and counts it: add_publish_timeouts $(kc add-publish-stall add_publish_timeouts)" \
+    "$(kc add-publish-stall add_publish_timeouts) > 0"
+check add-publish-stall "console \"CMDQ timeout\" lines $(grep -c 'CMDQ timeout' "$LOGD/add-publish-stall.log") == cmdq_timeouts $(kc add-publish-stall cmdq_timeouts)" \
+    "$(grep -c 'CMDQ timeout' "$LOGD/add-publish-stall.log") == $(kc add-publish-stall cmdq_timeouts)"
+sane add-publish-stall
+
+# One CPU waiting for space alone (1 vCPU; 20 ms a command, so a batch of
+# 64 waits 1.3 s for its slots).  cmdq_wait=v3, the posted code, gets the
+# exclusive lock on every round and returns without polling: it never
+# reaches its timeout check, and waits past 1 s without a word.  The
+# kit's space-kit polls after every round and warns.
+for w in v3 space-kit; do
+    boot lone-$w 0 -w unmap-storm -c 1 -s cmdqs=8 -s ril=off -s cmdq-cmd-ns=20000000 \
+        -a "smmulab.seconds=1 smmulab.total=2M arm_smmu_v3.cmdq_wait=$w$storm"
+    has lone-$w "cmdq_wait=$w printed" "cmdq_wait=$w cmdq_poll=upstream "
+    check lone-$w "a space wait past the 1 s timeout: $(kc lone-$w space_wait_max_ns) ns" \
+        "$(kc lone-$w space_wait_max_ns) > 1000000000"
+done
+check lone-v3 "v3 alone: every trylock won ($(kc lone-v3 exclusive_trylocks)), no timeout counted or printed" \
+    "$(kc lone-v3 exclusive_trylock_failures) == 0 && $(kc lone-v3 cmdq_timeouts) == 0 && $(grep -c 'CMDQ timed out' "$LOGD/lone-v3.log") == 0"
+check lone-space-kit "space-kit alone: timeouts counted $(kc lone-space-kit cmdq_timeouts) and printed" \
+    "$(kc lone-space-kit cmdq_timeouts) > 0 && $(grep -c 'CMDQ timeout waiting for' "$LOGD/lone-space-kit.log") > 0"
 
 # add on a queue too small for it (128 entries, under 2 per possible CPU)
 # runs cmpxchg, and the variant line says so.  65 possible CPUs without
