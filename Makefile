@@ -14,6 +14,9 @@
 #                 applies: build/tree-NAME (or TREE_BUILD=DIR), with
 #                 compare.ini there for make scenario S=...
 #   make check-tree TREE=DIR   that build, booted: the series line checked
+#   make check-tree-variants TREE=DIR   that build with the kit's series
+#                 (patches/linux-7.3/ for a 7.3 tree), through every
+#                 guest-variants check
 #   make bisect TREE=DIR GOOD=C BAD=C S=SCENARIO   which commit of a git tree
 #                 brought a lockup (the scenario's primary endpoint;
 #                 BISECT_OPTS=--variant NAME --batch N --cap N --seed N)
@@ -27,7 +30,7 @@ BUILD ?= build
 MESON ?= meson
 export QEMU_SRC LINUX_SRC SMMULAB_JOBS SMMULAB_CACHE
 
-.PHONY: all build build-main deps run scenario check kernel check-tree bisect check-bisect bench-unmap bench-zero-cost bench-engine-cost fuzz-long qtest-suite series check-series clean
+.PHONY: all build build-main deps run scenario check kernel check-tree check-tree-variants bisect check-bisect bench-unmap bench-zero-cost bench-engine-cost fuzz-long qtest-suite series check-series clean
 
 all: build
 
@@ -64,24 +67,28 @@ check: build
 TREE_BUILD ?= $(BUILD)/tree-$(notdir $(abspath $(TREE)))
 kernel: deps $(BUILD)/build.ninja
 	@test -n "$(TREE)" || { echo "usage: make kernel TREE=DIR [TREE_BUILD=DIR]" >&2; exit 2; }
-	$(MESON) compile -C $(BUILD) guest/init guest/mkcpio runner/smmulab-kparams
+	$(MESON) compile -C $(BUILD) guest/init guest/mkcpio runner/smmulab-kparams:executable
 	SMMULAB_KIT=$(abspath $(BUILD)) scripts/build-kernel.sh --tree $(TREE) $(TREE_BUILD)
 
 # That kernel built and booted under its compare.ini (minutes: docs/testing.md)
 check-tree: kernel build-main
 	tests/tree-build.sh $(BUILD) $(TREE_BUILD)
 
+# The same build through the guest-variants checks (its series applied)
+check-tree-variants: kernel build-main
+	tests/tree-variants.sh $(BUILD) $(TREE_BUILD)
+
 # Bisect a lockup (docs/scenarios.md, "Bisect a lockup"): results in
 # build/bisect-TIME (or BISECT_OPTS=--out DIR)
 bisect: build-main
 	@test -n "$(TREE)" -a -n "$(GOOD)" -a -n "$(BAD)" || { echo "usage: make bisect TREE=DIR GOOD=COMMIT BAD=COMMIT S=SCENARIO [BISECT_OPTS=...]" >&2; exit 2; }
-	$(MESON) compile -C $(BUILD) guest/init guest/mkcpio runner/smmulab-kparams
+	$(MESON) compile -C $(BUILD) guest/init guest/mkcpio runner/smmulab-kparams:executable
 	scripts/smmulab-bisect.sh --build $(BUILD) $(BISECT_OPTS) $(TREE) $(GOOD) $(BAD) $(S)
 
 # The bisect on a history it makes (Debian's 6.12, the kit's series, a
 # planted lockup): it must name the planted commit (docs/testing.md)
 check-bisect: build-main
-	$(MESON) compile -C $(BUILD) guest/init guest/mkcpio runner/smmulab-kparams
+	$(MESON) compile -C $(BUILD) guest/init guest/mkcpio runner/smmulab-kparams:executable
 	tests/bisect-e2e.sh $(BUILD)
 
 # Guest evidence of the model's timing (docs/model.md)

@@ -14,7 +14,9 @@
 #       assertions run: DIR/guest/Image, its module and initramfs, as above
 #   scripts/build-kernel.sh --tree TREE DIR   any Linux tree from 6.1 on
 #       (read only), with the kit's series when all of it applies and
-#       without it otherwise (DIR/guest/series says which), the kit's
+#       without it otherwise (DIR/guest/series says which; the series is
+#       patches/linux-X.Y/ of the newest release X.Y not after TREE's, or
+#       patches/linux/, 6.12's, when there is none), the kit's
 #       config (plus guest/kernel-releases.config: options other releases
 #       name differently; an option TREE does not have is left out with a
 #       note), module and initramfs as above, and DIR/compare.ini, a
@@ -81,8 +83,31 @@ else
     [ -d "$pristine" ] || exit 1
 fi
 
+# The series: 6.12's (patches/linux/), or for a tree of another release
+# the one of patches/linux-X.Y/ with the newest X.Y not after the tree's
+series_dir=$SMMULAB_ROOT/patches/linux
+if [ -n "$tree" ]; then
+    best=""
+    for d in "$SMMULAB_ROOT"/patches/linux-*.*/; do
+        [ -d "$d" ] || continue
+        r=$(basename "$d")
+        r=${r#linux-}
+        sv=${r%%.*} sp=${r#*.}
+        case $sv$sp in ''|*[!0-9]*) continue ;; esac
+        if [ "$sv" -lt "$v" ] || { [ "$sv" = "$v" ] && [ "$sp" -le "$p" ]; }; then
+            if [ -z "$best" ] || [ "$sv" -gt "${best%%.*}" ] ||
+               { [ "$sv" = "${best%%.*}" ] && [ "$sp" -gt "${best#*.}" ]; }; then
+                best=$sv.$sp
+            fi
+        fi
+    done
+    [ -z "$best" ] || series_dir=$SMMULAB_ROOT/patches/linux-$best
+fi
+# which series, in the "applied" line, when not 6.12's
+series_of=""
+[ "$series_dir" = "$SMMULAB_ROOT/patches/linux" ] || series_of=" of ${series_dir#"$SMMULAB_ROOT"/}"
 shopt -s nullglob
-patches=("$SMMULAB_ROOT"/patches/linux/*.patch)
+patches=("$series_dir"/*.patch)
 shopt -u nullglob
 [ $stock = 0 ] || patches=()
 [ $as_is = 0 ] || patches=()
@@ -146,7 +171,7 @@ if [ "$(cat "$W/.smmulab-stamp" 2>/dev/null)" != "$stamp" ] || tree_changed; the
     rm -rf "$W.old"
     [ ! -d "$W" ] || mv "$W" "$W.old"
     make_work_tree
-    series="applied (${#patches[@]} patches)"
+    series="applied (${#patches[@]} patches$series_of)"
     [ ${#patches[@]} -gt 0 ] || series="not applied (--stock)"
     [ $as_is = 0 ] || series="not applied (--as-is)"
     failed=""

@@ -3,14 +3,26 @@
 # archive only.  Idempotent: prints what it installs, nothing when all is there.
 #
 #   scripts/deps.sh            everything (QEMU build, kernel build, host tools)
+#   scripts/deps.sh --linux-7.3   only linux-source-7.3, from trixie-backports
+#       (the newest Linux source Debian's archive serves; the kit's 7.3
+#       series, patches/linux-7.3/, is for it: docs/guest.md, "Your own tree")
 #
 # Adds two apt sources when missing:
 #   - bookworm-backports (deb): meson >= 1.5 and python3-pycotap for QEMU 10
 #   - trixie (deb-src only): Debian's source package of QEMU 10.0.x
+# and with --linux-7.3 a third, pinned so that nothing else comes from it:
+#   - trixie-backports (deb): linux-source-7.3 (architecture all)
 set -euo pipefail
 
 log() { echo "smmulab-deps: $*"; }
 die() { echo "smmulab-deps: error: $*" >&2; exit 1; }
+
+linux73=0
+case ${1:-} in
+'') ;;
+--linux-7.3) linux73=1 ;;
+*) die "$1: unknown option (scripts/deps.sh [--linux-7.3])" ;;
+esac
 
 APT_PKGS=(
     # QEMU build
@@ -30,6 +42,10 @@ installed() {
     dpkg-query -W -f='${Status}\n' "$1" 2>/dev/null | grep -q '^install ok installed'
 }
 
+if [ $linux73 = 1 ] && [ "$(id -u)" != 0 ]; then
+    installed linux-source-7.3 && exit 0
+    die "not installed: linux-source-7.3; run 'sudo $0 --linux-7.3' once"
+fi
 if [ "$(id -u)" != 0 ]; then
     # A package dpkg does not know prints nothing: ask for each one
     absent=()
@@ -62,6 +78,37 @@ if [ -z "$mirror" ] && [ -f /etc/apt/sources.list ]; then
         /etc/apt/sources.list)
 fi
 mirror=${mirror:-http://deb.debian.org/debian}
+
+# linux-source-7.3 (all architectures, depends on binutils and xz-utils
+# only) from trixie-backports, a suite pinned to priority 1 so that only
+# what is asked for by name comes from it
+if [ $linux73 = 1 ]; then
+    installed linux-source-7.3 && exit 0
+    src=/etc/apt/sources.list.d/smmulab-linux7.sources
+    if [ ! -f "$src" ]; then
+        log "adding apt source $src (trixie-backports deb, from $mirror)"
+        cat > "$src" <<SRC
+# Added by smmulab scripts/deps.sh --linux-7.3
+Types: deb
+URIs: $mirror
+Suites: trixie-backports
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+SRC
+        cat > /etc/apt/preferences.d/smmulab-linux7 <<'PREF'
+Package: *
+Pin: release n=trixie-backports
+Pin-Priority: 1
+PREF
+    fi
+    export DEBIAN_FRONTEND=noninteractive
+    log "apt-get update"
+    apt-get update -qq || die "apt-get update failed"
+    log "installing from trixie-backports: linux-source-7.3"
+    apt-get install -y -qq --no-install-recommends linux-source-7.3/trixie-backports \
+        >/dev/null || die "apt-get install linux-source-7.3/trixie-backports failed"
+    exit 0
+fi
 
 need_update=0
 src=/etc/apt/sources.list.d/smmulab.sources

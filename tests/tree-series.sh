@@ -111,6 +111,19 @@ else
     skip "all or nothing"
 fi
 
+# 4b. The series by release: patches/linux-X.Y/ of the newest X.Y not
+# after the tree's (7.3's for 7.3 and 7.4), 6.12's otherwise (7.2)
+for r in 7.3:linux-7.3 7.4:linux-7.3 7.2:linux; do
+    rel=${r%%:*} want=${r#*:}
+    fake_tree "$tmp/r$rel" "${rel%%.*}" "${rel#*.}"
+    if prepare "$tmp/r$rel" "$tmp/b-r$rel" &&
+       grep -q "^not applied: patches/$want/0001-.* does not apply$" "$tmp/b-r$rel/guest/series"; then
+        ok "a $rel tree is tried with patches/$want/"
+    else
+        notok "a $rel tree: $(cat "$tmp/b-r$rel/guest/series" 2>/dev/null), expected patches/$want/"
+    fi
+done
+
 # 5. What --tree refuses
 fake_tree "$tmp/ancient" 5 15
 if ! prepare "$tmp/ancient" "$tmp/b-ancient" &&
