@@ -284,15 +284,21 @@ fi
 
 # README's table of the upstream threads holds figures of named runs:
 # each shipped scenario named in a row (`NAME`, configs/NAME.ini) whose run
-# is recorded (tests/readme/NAME/, runs.json and the report.txt it gives;
-# default's is the main-job golden) is held to that run: the record is the
+# is recorded (tests/readme/NAME/: runs.json, or runs.json.gz, and the
+# report.txt it gives; default's is the main-job golden) is held to that
+# run: the record is the
 # plan the shipped file gives with the record's seed, its report is remade
 # from its runs as recorded, and every "mean [min..max]" and "p = P" the row
 # gives after the name (up to the next name) is in that report.  Names
 # without a record are listed in the result line.
 if out=$(python3 - "$RUN" README.md 2>&1 <<'PY'
-import json, os, re, subprocess, sys, tempfile, shutil
+import gzip, json, os, re, subprocess, sys, tempfile, shutil
 run, readme = sys.argv[1:]
+def load_runs(d):
+    # a record's runs.json may be kept gzipped (runs.json.gz)
+    if os.path.exists(d + "/runs.json"):
+        return open(d + "/runs.json", "rb").read()
+    return gzip.open(d + "/runs.json.gz").read()
 names = {f[:-4] for f in os.listdir("configs") if f.endswith(".ini")}
 names.discard("topologies")
 def record(name):
@@ -322,7 +328,8 @@ for row in rows:
             unheld.add(name)
             continue
         if d not in checked:
-            runs = json.load(open(d + "/runs.json"))
+            raw = load_runs(d)
+            runs = json.loads(raw)
             sc = runs["scenario"]
             if sc.get("file") != "configs/%s.ini" % name:
                 sys.exit("%s: recorded from %s, not configs/%s.ini" % (d, sc.get("file"), name))
@@ -337,7 +344,7 @@ for row in rows:
                 sys.exit("%s: its runs are not the plan configs/%s.ini gives with seed %s"
                          % (d, name, sc["seed"]))
             tmp = tempfile.mkdtemp()
-            shutil.copy(d + "/runs.json", tmp)
+            open(tmp + "/runs.json", "wb").write(raw)
             subprocess.run([run, "report", tmp], capture_output=True, check=True)
             rep = open(tmp + "/report.txt").read()
             shutil.rmtree(tmp)
