@@ -282,6 +282,94 @@ else
     notok "README's example: $out"
 fi
 
+# README's table of the upstream threads holds figures of named runs:
+# each shipped scenario named in a row (`NAME`, configs/NAME.ini) whose run
+# is recorded (tests/readme/NAME/: runs.json, or runs.json.gz, and the
+# report.txt it gives; default's is the main-job golden) is held to that
+# run: the record is the
+# plan the shipped file gives with the record's seed, its report is remade
+# from its runs as recorded, and every "mean [min..max]" and "p = P" the row
+# gives after the name (up to the next name) is in that report.  Names
+# without a record are listed in the result line.
+if out=$(python3 - "$RUN" README.md 2>&1 <<'PY'
+import gzip, json, os, re, subprocess, sys, tempfile, shutil
+run, readme = sys.argv[1:]
+def load_runs(d):
+    # a record's runs.json may be kept gzipped (runs.json.gz)
+    if os.path.exists(d + "/runs.json"):
+        return open(d + "/runs.json", "rb").read()
+    return gzip.open(d + "/runs.json.gz").read()
+names = {f[:-4] for f in os.listdir("configs") if f.endswith(".ini")}
+names.discard("topologies")
+def record(name):
+    if name == "default":
+        return "tests/golden/main-job"
+    d = "tests/readme/" + name
+    return d if os.path.isdir(d) else None
+text = open(readme).read()
+m = re.search(r"\n## The four upstream threads\n(.*?)\n\n\*\*", text, re.S)
+if not m:
+    sys.exit("README has no threads table")
+rows = [l for l in m.group(1).split("\n")
+        if l.startswith("| ") and not l.startswith("| thread") and not l.startswith("|---")]
+if not rows:
+    sys.exit("README's threads table has no rows")
+held, unheld, figures = set(), set(), 0
+checked = {}
+for row in rows:
+    cell = row.rstrip(" |").split(" | ")[-1]
+    parts = re.split(r"`([a-z0-9-]+)`", cell)
+    for i in range(1, len(parts), 2):
+        name, seg = parts[i], parts[i + 1]
+        if name not in names:
+            continue
+        d = record(name)
+        if d is None:
+            unheld.add(name)
+            continue
+        if d not in checked:
+            raw = load_runs(d)
+            runs = json.loads(raw)
+            sc = runs["scenario"]
+            if sc.get("file") != "configs/%s.ini" % name:
+                sys.exit("%s: recorded from %s, not configs/%s.ini" % (d, sc.get("file"), name))
+            plan = [json.loads(l) for l in subprocess.run(
+                [run, "list", "--seed", str(sc["seed"]), "configs/%s.ini" % name],
+                capture_output=True, text=True, check=True).stdout.splitlines()]
+            got = sorted((r["index"], r["variant"], bool(r["control"]), str(r["seed"]))
+                         for r in runs["runs"])
+            want = sorted((p["index"], p["variant"], bool(p["control"]), str(p["seed"]))
+                          for p in plan)
+            if got != want:
+                sys.exit("%s: its runs are not the plan configs/%s.ini gives with seed %s"
+                         % (d, name, sc["seed"]))
+            tmp = tempfile.mkdtemp()
+            open(tmp + "/runs.json", "wb").write(raw)
+            subprocess.run([run, "report", tmp], capture_output=True, check=True)
+            rep = open(tmp + "/report.txt").read()
+            shutil.rmtree(tmp)
+            if rep != open(d + "/report.txt").read():
+                sys.exit("%s: report.txt is not what its runs.json gives" % d)
+            checked[d] = rep
+        rep = checked[d]
+        held.add(name)
+        for f in re.findall(r"-?[0-9][0-9.]* \[-?[0-9][0-9.]*\.\.-?[0-9][0-9.]*\]", seg):
+            figures += 1
+            if f not in rep:
+                sys.exit("README's table, %s: %s is not in %s/report.txt" % (name, f, d))
+        for pv in re.findall(r"\bp = ([0-9][0-9.e-]*[0-9])", seg):
+            figures += 1
+            if "p=" + pv not in rep:
+                sys.exit("README's table, %s: p = %s is not in %s/report.txt" % (name, pv, d))
+print("%d figures of %s held to their recorded runs; not recorded: %s"
+      % (figures, ", ".join(sorted(held)), ", ".join(sorted(unheld)) or "none"))
+PY
+); then
+    ok "README's threads table: $out"
+else
+    notok "README's threads table: $out"
+fi
+
 # The space wait compared like with like: runs recorded under
 # cmdq_alloc=add keep their wait for queue room in add_space_wait_*
 # (space_wait_* stay 0 there), and the report's space-wait rows read
