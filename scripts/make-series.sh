@@ -38,8 +38,9 @@ cover=$SMMULAB_ROOT/patches/qemu/cover-letter
 [ -f "$cover" ] || die "$cover missing"
 
 # The project's QEMU-side files that belong in QEMU's tree (the device
-# config under configs/devices/ is smmulab's build choice, not a change)
-mapfile -t overlay < <(project_files hw include tests/qtest)
+# config under configs/devices/ is smmulab's build choice, not a change;
+# the local tools are not posted: series_files in common.sh)
+mapfile -t overlay < <(series_files)
 
 # The series' author (series_author in common.sh: never a placeholder)
 series_author
@@ -77,7 +78,8 @@ referred() {
         git_r grep -q -F -e "#include \"$base\"" -e "#include \"${f#include/}\"" \
             -- hw include tests 2>/dev/null ;;
     *.c)
-        [ "${f#tests/qtest/}" = "$f" ] || base=${base%.c}
+        # a test is listed by its name ('smmuv3-cmdq-test')
+        [ "${f#tests/}" = "$f" ] || base=${base%.c}
         grep -qF -- "'$base'" "$R/$(dirname "$f")/meson.build" 2>/dev/null ;;
     *)
         return 1 ;;
