@@ -12,6 +12,7 @@
 #include "qemu/timer.h"
 #include "hw/arm/smmuv3.h"
 #include "smmuv3-internal.h"
+#include "trace.h"
 
 /* Device life cycle (hw/arm/smmuv3-cmdq.c) */
 void smmuv3_cmdq_engine_realize(SMMUv3State *s);
@@ -29,8 +30,8 @@ void smmuv3_cmdq_prod_written(SMMUv3State *s);
 void smmuv3_cmdq_cons_written(SMMUv3State *s);
 void smmuv3_cmdq_cons_read(SMMUv3State *s);
 
-/* Command hooks, from smmuv3_cmdq_consume() */
-void smmuv3_cmdq_retired(SMMUv3State *s, const Cmd *cmd);
+/* Command hooks, from smmuv3_cmdq_consume() (and smmuv3_cmdq_retired()) */
+void smmuv3_cmdq_retired_timed(SMMUv3State *s);
 uint64_t smmuv3_cmdq_msi_written(SMMUv3State *s, bool ok);
 
 /* The x-cmdq-stats property (hw/arm/smmuv3-cmdq-stats.c) */
@@ -102,31 +103,30 @@ static inline uint32_t cmdq_visible(SMMUQueue *q)
     return n <= 1U << q->log2size ? n : 0;
 }
 
+/*
+ * What each opcode costs and counts as: a table, as this is on the
+ * upstream path of every command.  Not SMMU_CMD_CFGI_ALL (0x07): no
+ * command has that opcode (the architecture's CMD_CFGI_ALL is
+ * CFGI_STE_RANGE with Range 31), and smmuv3_cmdq_consume() raises
+ * CERROR_ILL for it.  Unlisted opcodes are SMMU_CMDQ_CLASS_OTHER (0).
+ */
+static const uint8_t cmdq_classes[256] = {
+    [SMMU_CMD_SYNC] = SMMU_CMDQ_CLASS_SYNC,
+    [SMMU_CMD_CFGI_STE] = SMMU_CMDQ_CLASS_CFGI,
+    [SMMU_CMD_CFGI_STE_RANGE] = SMMU_CMDQ_CLASS_CFGI,
+    [SMMU_CMD_CFGI_CD] = SMMU_CMDQ_CLASS_CFGI,
+    [SMMU_CMD_CFGI_CD_ALL] = SMMU_CMDQ_CLASS_CFGI,
+    [SMMU_CMD_TLBI_NH_VA] = SMMU_CMDQ_CLASS_TLBI_ADDR,
+    [SMMU_CMD_TLBI_NH_VAA] = SMMU_CMDQ_CLASS_TLBI_ADDR,
+    [SMMU_CMD_TLBI_EL3_VA] = SMMU_CMDQ_CLASS_TLBI_ADDR,
+    [SMMU_CMD_TLBI_EL2_VA] = SMMU_CMDQ_CLASS_TLBI_ADDR,
+    [SMMU_CMD_TLBI_EL2_VAA] = SMMU_CMDQ_CLASS_TLBI_ADDR,
+    [SMMU_CMD_TLBI_S2_IPA] = SMMU_CMDQ_CLASS_TLBI_ADDR,
+};
+
 static inline SMMUCmdqClass cmdq_class(uint8_t opcode)
 {
-    switch ((SMMUCommandType)opcode) {
-    case SMMU_CMD_SYNC:
-        return SMMU_CMDQ_CLASS_SYNC;
-    case SMMU_CMD_CFGI_STE:
-    case SMMU_CMD_CFGI_STE_RANGE:
-    case SMMU_CMD_CFGI_CD:
-    case SMMU_CMD_CFGI_CD_ALL:
-        /*
-         * Not SMMU_CMD_CFGI_ALL (0x07): no command has that opcode (the
-         * architecture's CMD_CFGI_ALL is CFGI_STE_RANGE with Range 31),
-         * and smmuv3_cmdq_consume() raises CERROR_ILL for it.
-         */
-        return SMMU_CMDQ_CLASS_CFGI;
-    case SMMU_CMD_TLBI_NH_VA:
-    case SMMU_CMD_TLBI_NH_VAA:
-    case SMMU_CMD_TLBI_EL3_VA:
-    case SMMU_CMD_TLBI_EL2_VA:
-    case SMMU_CMD_TLBI_EL2_VAA:
-    case SMMU_CMD_TLBI_S2_IPA:
-        return SMMU_CMDQ_CLASS_TLBI_ADDR;
-    default:
-        return SMMU_CMDQ_CLASS_OTHER;
-    }
+    return cmdq_classes[opcode];
 }
 
 /*
@@ -161,6 +161,26 @@ static inline uint64_t cmdq_decode(SMMUv3State *s, const Cmd *cmd,
         s->cmdq_engine.stats.ril_off_ranges++;
     }
     return pages;
+}
+
+/*
+ * Account a command smmuv3_cmdq_consume() executed, before CONS moves.
+ * Inline, as with every cost 0 this is the upstream path's per-command
+ * cost: decode, count and trace it.
+ */
+static inline void smmuv3_cmdq_retired(SMMUv3State *s, const Cmd *cmd)
+{
+    SMMUv3CmdqEngine *e = &s->cmdq_engine;
+    SMMUCmdqCmdInfo info;
+    uint64_t pages;
+
+    if (e->timed) {
+        smmuv3_cmdq_retired_timed(s);
+        return;
+    }
+    pages = cmdq_decode(s, cmd, &info);
+    smmu_cmdq_stats_count(&e->stats, &info, pages);
+    trace_smmuv3_engine_retire(info.opcode, Q_CONS(&s->cmdq), 0, 0);
 }
 
 #endif /* HW_ARM_SMMUV3_CMDQ_INTERNAL_H */

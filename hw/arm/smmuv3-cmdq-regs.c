@@ -190,23 +190,17 @@ void smmuv3_cmdq_cons_read(SMMUv3State *s)
     }
 }
 
-/* Account a command smmuv3_cmdq_consume() executed, before CONS moves. */
-void smmuv3_cmdq_retired(SMMUv3State *s, const Cmd *cmd)
+/*
+ * The timed engine's account of a command smmuv3_cmdq_consume() executed
+ * (smmuv3_cmdq_retired()), before CONS moves.
+ */
+void smmuv3_cmdq_retired_timed(SMMUv3State *s)
 {
     SMMUv3CmdqEngine *e = &s->cmdq_engine;
     SMMUQueue *q = &s->cmdq;
     uint64_t queued = 0, wait = 0;
     int64_t visible;
 
-    if (!e->timed) {
-        SMMUCmdqCmdInfo info;
-        uint64_t pages = cmdq_decode(s, cmd, &info);
-
-        /* Kept cheap: this is the upstream path's per-command cost */
-        smmu_cmdq_stats_count(&e->stats, &info, pages);
-        trace_smmuv3_engine_retire(info.opcode, Q_CONS(q), 0, 0);
-        return;
-    }
     /* The command executed is the head, decoded when its work began */
     visible = smmu_cmdq_vis_front(&e->vis, e->head_start);
     smmu_cmdq_vis_pop(&e->vis);
