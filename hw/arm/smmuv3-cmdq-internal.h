@@ -1,5 +1,7 @@
 /*
- * smmulab: the hooks between hw/arm/smmuv3.c and its command queue engine
+ * smmulab: the command queue engine's interface, within hw/arm/ (its
+ * life cycle for smmuv3.c; its steps and helpers for the files that
+ * drive it)
  *
  * Copyright (c) 2026 The smmulab authors
  *
@@ -12,36 +14,11 @@
 #include "qemu/timer.h"
 #include "hw/arm/smmuv3.h"
 #include "smmuv3-internal.h"
-#include "trace.h"
 
 /* Device life cycle (hw/arm/smmuv3-cmdq.c) */
 void smmuv3_cmdq_engine_realize(SMMUv3State *s);
 void smmuv3_cmdq_engine_unrealize(SMMUv3State *s);
 void smmuv3_cmdq_engine_reset(SMMUv3State *s);
-
-/* The cost properties: described, and checked before realize */
-void smmuv3_cmdq_class_init(ObjectClass *klass);
-bool smmuv3_cmdq_validate(SMMUv3State *s, Error **errp);
-
-/* Register hooks (hw/arm/smmuv3-cmdq-regs.c) */
-void smmuv3_cmdq_mmio_enter(SMMUv3State *s);
-void smmuv3_cmdq_kick(SMMUv3State *s);
-void smmuv3_cmdq_prod_written(SMMUv3State *s);
-void smmuv3_cmdq_cons_written(SMMUv3State *s);
-void smmuv3_cmdq_cons_read(SMMUv3State *s);
-
-/* Command hooks, from smmuv3_cmdq_consume() (and smmuv3_cmdq_retired()) */
-void smmuv3_cmdq_retired_timed(SMMUv3State *s);
-uint64_t smmuv3_cmdq_msi_written(SMMUv3State *s, bool ok);
-
-/* The x-cmdq-stats property (hw/arm/smmuv3-cmdq-stats.c) */
-void smmuv3_cmdq_stats_class_init(ObjectClass *klass);
-
-/* Migration (hw/arm/smmuv3-cmdq-migration.c) */
-void smmuv3_cmdq_mig_unrealize(SMMUv3State *s);
-/* Before and after any migration stream, with or without the subsection */
-void smmuv3_cmdq_engine_pre_load(SMMUv3State *s);
-int smmuv3_cmdq_engine_post_load(SMMUv3State *s);
 
 /*
  * Provided by smmuv3.c: execute up to @max commands from CONS, stopping
@@ -161,26 +138,6 @@ static inline uint64_t cmdq_decode(SMMUv3State *s, const Cmd *cmd,
         s->cmdq_engine.stats.ril_off_ranges++;
     }
     return pages;
-}
-
-/*
- * Account a command smmuv3_cmdq_consume() executed, before CONS moves.
- * Inline, as with every cost 0 this is the upstream path's per-command
- * cost: decode, count and trace it.
- */
-static inline void smmuv3_cmdq_retired(SMMUv3State *s, const Cmd *cmd)
-{
-    SMMUv3CmdqEngine *e = &s->cmdq_engine;
-    SMMUCmdqCmdInfo info;
-    uint64_t pages;
-
-    if (e->timed) {
-        smmuv3_cmdq_retired_timed(s);
-        return;
-    }
-    pages = cmdq_decode(s, cmd, &info);
-    smmu_cmdq_stats_count(&e->stats, &info, pages);
-    trace_smmuv3_engine_retire(info.opcode, Q_CONS(&s->cmdq), 0, 0);
 }
 
 #endif /* HW_ARM_SMMUV3_CMDQ_INTERNAL_H */

@@ -8,7 +8,7 @@
 
 #include "qemu/osdep.h"
 #include "qemu/error-report.h"
-#include "smmuv3-cmdq-internal.h"
+#include "smmuv3-cmdq-hooks.h"
 
 /*
  * Migration.  A stream carries the engine's state only when the

@@ -12,7 +12,7 @@
 
 #include "qemu/osdep.h"
 #include "qapi/error.h"
-#include "smmuv3-cmdq-internal.h"
+#include "smmuv3-cmdq-hooks.h"
 #include "trace.h"
 
 /*

@@ -9,7 +9,7 @@
 #include "qemu/osdep.h"
 #include "qapi/error.h"
 #include "qapi/visitor.h"
-#include "smmuv3-cmdq-internal.h"
+#include "smmuv3-cmdq-hooks.h"
 
 static const char *cmdq_opcode_name(uint8_t opcode, char *buf, size_t len)
 {
