@@ -1,9 +1,11 @@
 #!/bin/bash
 # Write smmulab's QEMU changes as one git-am-able series, as a qemu-devel
 # posting would carry them: the hook patches of patches/qemu/, each with
-# the project's new files (hw/, include/, tests/qtest/) folded into the
-# first patch whose tree refers to them, and a cover letter
-# (patches/qemu/cover-letter: subject line, blank line, blurb).
+# the project's new files (hw/, include/, tests/qtest/, the timing unit
+# test in tests/unit/: series_files in common.sh, which leaves out the
+# tools patches/qemu/local/ builds) folded into the first patch whose
+# tree refers to them, and a cover letter (patches/qemu/cover-letter:
+# subject line, blank line, blurb).  patches/qemu/local/ is not posted.
 #
 #   scripts/make-series.sh BUILDDIR
 #
@@ -12,7 +14,8 @@
 # first commit, then the series; kept for scripts/test-series.sh).
 #
 # A file is "referred to" when its name is listed in the meson.build of
-# its directory ('smmuv3-cmdq.c', 'smmuv3-cmdq-test') or #included
+# its directory ('smmuv3-cmdq.c'; a test by its name, 'smmuv3-cmdq-test',
+# 'test-smmuv3-cmdq-timing') or #included
 # ("smmuv3-cmdq-internal.h", "hw/arm/smmuv3-cmdq.h") by a file under hw/,
 # include/ or tests/, QEMU's or a project file already folded in.  A project file that no patch
 # refers to is an error: it would be missing from the series.

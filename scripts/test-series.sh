@@ -104,7 +104,10 @@ for p in "${series[@]}"; do
     [ $each = 1 ] || continue
 
     # Build this point of the series
-    cp "$SMMULAB_ROOT/$dev" "$R/$dev"
+    # (only when it differs: a new mtime regenerates the build, and the
+    # first regeneration of a tree with .git turns configure's
+    # --disable-werror into meson's werror=true, which rebuilds it all)
+    cmp -s "$SMMULAB_ROOT/$dev" "$R/$dev" || cp "$SMMULAB_ROOT/$dev" "$R/$dev"
     qemu_fake_firmware "$R"
     if [ ! -f "$O/build.ninja" ]; then
         mapfile -t cargs < <(qemu_configure_args)
