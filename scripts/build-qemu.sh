@@ -1,7 +1,8 @@
 #!/bin/bash
 # Build smmulab's qemu-system-aarch64: pristine QEMU 10.0.x (scripts/qemu-src.sh)
 # + the project's QEMU-side files copied in at the same paths (the overlay)
-# + the hook patch series patches/qemu/*.patch, configured for aarch64-softmmu.
+# + the hook patch series patches/qemu/*.patch and smmulab's local patches
+#   patches/qemu/local/*.patch (never posted), configured for aarch64-softmmu.
 #
 #   scripts/build-qemu.sh [--flavor FLAVOR] BUILDDIR [ninja targets...]
 #
@@ -57,12 +58,13 @@ version=$(cat "$pristine/VERSION")
 
 # The overlay: every QEMU-side file of the project, at its path in QEMU's
 # tree (for upstream, only the device set, so both build the same machine).
-overlay_dirs=(hw include tests/qtest configs/devices)
+overlay_dirs=("${QEMU_SIDE[@]}" configs/devices)
 [ "$flavor" != upstream ] || overlay_dirs=(configs/devices)
 overlay_list() { project_files "${overlay_dirs[@]}"; }
 
 shopt -s nullglob
-patches=("$SMMULAB_ROOT"/patches/qemu/*.patch)
+# the series, then smmulab's local patches (not posted: make-series.sh)
+patches=("$SMMULAB_ROOT"/patches/qemu/*.patch "$SMMULAB_ROOT"/patches/qemu/local/*.patch)
 shopt -u nullglob
 [ "$flavor" != upstream ] || patches=()
 stamp="$pristine $version $(files_hash "${patches[@]}")"

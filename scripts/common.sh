@@ -134,16 +134,28 @@ qemu_configure_args() {
         --disable-user
 }
 
-# project_files DIR...: the project's files under those of DIR... that
-# exist, relative to its root and sorted (the QEMU overlay and series)
+# project_files PATH...: the project's files under those of PATH...
+# (directories or files) that exist, relative to its root and sorted (the
+# QEMU overlay and series)
 project_files() {
     local d dirs=()
     for d in "$@"; do
-        [ -d "$SMMULAB_ROOT/$d" ] && dirs+=("$d")
+        [ -e "$SMMULAB_ROOT/$d" ] && dirs+=("$d")
     done
     [ ${#dirs[@]} -gt 0 ] || return 0
     (cd "$SMMULAB_ROOT" && find "${dirs[@]}" -type f ! -name '*~' ! -name '.*' | \
         LC_ALL=C sort)
+}
+
+# The project's QEMU-side files: at their paths in QEMU's tree (the
+# overlay), and those of them the upstream series carries (series_files).
+# The unit test of the timing arithmetic is QEMU's tests/unit test too;
+# the fuzzer and the stream tool are smmulab's own, built in QEMU's tree
+# by the local patches (patches/qemu/local/), never posted.
+QEMU_SIDE=(hw include tests/qtest tests/unit/test-smmuv3-cmdq-timing.c)
+SERIES_EXCLUDED=(tests/qtest/smmuv3-cmdq-fuzz.c tests/qtest/smmuv3-cmdq-stream.c)
+series_files() {
+    project_files "${QEMU_SIDE[@]}" | grep -v -x -F "${SERIES_EXCLUDED[@]/#/-e}" || true
 }
 
 # qemu_fake_firmware TREE: Debian's QEMU source strips the firmware blobs

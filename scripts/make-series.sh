@@ -1,9 +1,11 @@
 #!/bin/bash
 # Write smmulab's QEMU changes as one git-am-able series, as a qemu-devel
 # posting would carry them: the hook patches of patches/qemu/, each with
-# the project's new files (hw/, include/, tests/qtest/) folded into the
-# first patch whose tree refers to them, and a cover letter
-# (patches/qemu/cover-letter: subject line, blank line, blurb).
+# the project's new files (hw/, include/, tests/qtest/, the timing unit
+# test in tests/unit/: series_files in common.sh, which leaves out the
+# tools patches/qemu/local/ builds) folded into the first patch whose
+# tree refers to them, and a cover letter (patches/qemu/cover-letter:
+# subject line, blank line, blurb).  patches/qemu/local/ is not posted.
 #
 #   scripts/make-series.sh BUILDDIR
 #
@@ -12,7 +14,8 @@
 # first commit, then the series; kept for scripts/test-series.sh).
 #
 # A file is "referred to" when its name is listed in the meson.build of
-# its directory ('smmuv3-cmdq.c', 'smmuv3-cmdq-test') or #included
+# its directory ('smmuv3-cmdq.c'; a test by its name, 'smmuv3-cmdq-test',
+# 'test-smmuv3-cmdq-timing') or #included
 # ("smmuv3-cmdq-internal.h", "hw/arm/smmuv3-cmdq.h") by a file under hw/,
 # include/ or tests/, QEMU's or a project file already folded in.  A project file that no patch
 # refers to is an error: it would be missing from the series.
@@ -38,8 +41,9 @@ cover=$SMMULAB_ROOT/patches/qemu/cover-letter
 [ -f "$cover" ] || die "$cover missing"
 
 # The project's QEMU-side files that belong in QEMU's tree (the device
-# config under configs/devices/ is smmulab's build choice, not a change)
-mapfile -t overlay < <(project_files hw include tests/qtest)
+# config under configs/devices/ is smmulab's build choice, not a change;
+# the local tools are not posted: series_files in common.sh)
+mapfile -t overlay < <(series_files)
 
 # The series' author (series_author in common.sh: never a placeholder)
 series_author
@@ -77,7 +81,8 @@ referred() {
         git_r grep -q -F -e "#include \"$base\"" -e "#include \"${f#include/}\"" \
             -- hw include tests 2>/dev/null ;;
     *.c)
-        [ "${f#tests/qtest/}" = "$f" ] || base=${base%.c}
+        # a test is listed by its name ('smmuv3-cmdq-test')
+        [ "${f#tests/}" = "$f" ] || base=${base%.c}
         grep -qF -- "'$base'" "$R/$(dirname "$f")/meson.build" 2>/dev/null ;;
     *)
         return 1 ;;

@@ -13,7 +13,8 @@
 # --each also configures once and, after each patch, builds
 # qemu-system-aarch64, checks that the SMMU has exactly the properties the
 # patches so far introduce (the table below: none early, none missing),
-# and, where the series has it, builds and runs the smmuv3-cmdq qtest.
+# and, where the series has them, builds and runs the timing unit test and
+# the smmuv3-cmdq qtest.
 set -euo pipefail
 SMMULAB_TAG=smmulab-test-series
 . "$(dirname "$0")/common.sh"
@@ -33,7 +34,7 @@ LOGS=$B/logs
 mapfile -t series < <(ls "$B/series"/[0-9]*.patch | grep -v '/0000-cover-letter')
 cover=$B/series/0000-cover-letter.patch
 [ -f "$cover" ] || die "no cover letter"
-grep -q "^Subject: \[PATCH 0/${#series[@]}\] $(head -n1 "$SMMULAB_ROOT/patches/qemu/cover-letter")" \
+grep -q "^Subject: \[PATCH 0*0/${#series[@]}\] $(head -n1 "$SMMULAB_ROOT/patches/qemu/cover-letter")" \
     "$cover" || die "the cover letter's subject is not patches/qemu/cover-letter's"
 ! grep -q '\*\*\*' "$cover" || die "the cover letter still has format-patch placeholders"
 
@@ -48,13 +49,17 @@ git_r() {
 # a property must appear with the patch that implements it, not before)
 props_of() {
     case $1 in
-    *"make the queue sizes and range invalidation configurable"*)
-        echo cmdqs eventqs ril ;;
+    *"make the queue sizes configurable"*)
+        echo cmdqs eventqs ;;
+    *"add the ril property"*)
+        echo ril ;;
     *"complete CMD_SYNC by MSI"*)
         echo msi sev ;;
     *"retire commands at a configured pace"*)
         echo cmdq-cmd-ns cmdq-sync-ns cmdq-cfgi-ns cmdq-tlbi-page-ns \
-             cmdq-jitter-ns cmdq-seed x-cmdq-stats ;;
+             cmdq-jitter-ns cmdq-seed ;;
+    *"report the command queue's counters"*)
+        echo x-cmdq-stats ;;
     esac
 }
 all_props="cmdqs eventqs ril msi sev cmdq-cmd-ns cmdq-sync-ns cmdq-cfgi-ns
@@ -99,7 +104,10 @@ for p in "${series[@]}"; do
     [ $each = 1 ] || continue
 
     # Build this point of the series
-    cp "$SMMULAB_ROOT/$dev" "$R/$dev"
+    # (only when it differs: a new mtime regenerates the build, and the
+    # first regeneration of a tree with .git turns configure's
+    # --disable-werror into meson's werror=true, which rebuilds it all)
+    cmp -s "$SMMULAB_ROOT/$dev" "$R/$dev" || cp "$SMMULAB_ROOT/$dev" "$R/$dev"
     qemu_fake_firmware "$R"
     if [ ! -f "$O/build.ninja" ]; then
         mapfile -t cargs < <(qemu_configure_args)
@@ -111,6 +119,11 @@ for p in "${series[@]}"; do
     if [ -f "$R/tests/qtest/smmuv3-cmdq-test.c" ]; then
         targets+=(tests/qtest/smmuv3-cmdq-test)
         qtest=1
+    fi
+    unit=0
+    if [ -f "$R/tests/unit/test-smmuv3-cmdq-timing.c" ]; then
+        targets+=(tests/unit/test-smmuv3-cmdq-timing)
+        unit=1
     fi
     ninja_progress "$LOGS/series-build.log" "building after $(printf '%04d' $k)" \
         -C "$O" -j "$SMMULAB_JOBS" "${targets[@]}"
@@ -128,6 +141,13 @@ for p in "${series[@]}"; do
         fi
     done
     log "$(printf '%04d' $k) builds; properties:${have:- none yet}"
+    if [ $unit = 1 ]; then
+        "$O/tests/unit/test-smmuv3-cmdq-timing" --tap >"$LOGS/series-unit.log" 2>&1 || {
+            grep '^not ok' "$LOGS/series-unit.log" >&2 || tail -20 "$LOGS/series-unit.log" >&2
+            die "after $(printf '%04d' $k): test-smmuv3-cmdq-timing fails; log: $LOGS/series-unit.log"
+        }
+        log "$(printf '%04d' $k) test-smmuv3-cmdq-timing: $(grep -c '^ok' "$LOGS/series-unit.log") passed"
+    fi
     if [ $qtest = 1 ]; then
         (cd "$O" && QTEST_QEMU_BINARY=./qemu-system-aarch64 \
             tests/qtest/smmuv3-cmdq-test --tap >"$LOGS/series-qtest.log" 2>&1) || {
@@ -138,12 +158,36 @@ for p in "${series[@]}"; do
     fi
 done
 
-# The series' result is the tree the project built and tested
+# The series' result is the tree the project built and tested, but for
+# smmulab's local patches (patches/qemu/local/), taken back out of a copy
+# of the files they touch
 mapfile -t changed < <(git_r diff --name-only pristine HEAD)
-mapfile -t overlay < <(project_files hw include tests/qtest)
+mapfile -t overlay < <(series_files)
+shopt -s nullglob
+local_patches=("$SMMULAB_ROOT"/patches/qemu/local/*.patch)
+shopt -u nullglob
+L=$B/series-work/local-reversed
+rm -rf "$L"
+mkdir -p "$L"
+declare -A in_local=()
+for lp in "${local_patches[@]}"; do
+    for f in $(sed -n 's,^+++ b/,,p' "$lp"); do
+        if [ -z "${in_local[$f]:-}" ]; then
+            mkdir -p "$L/$(dirname "$f")"
+            cp "$W/$f" "$L/$f"
+            in_local[$f]=1
+        fi
+    done
+done
+for ((i = ${#local_patches[@]} - 1; i >= 0; i--)); do
+    patch -d "$L" -p1 -R --batch --quiet <"${local_patches[$i]}" || \
+        die "$(basename "${local_patches[$i]}") does not come back out of the built tree"
+done
 ndiff=0
 for f in $(printf '%s\n' "${changed[@]}" "${overlay[@]}" | sort -u); do
-    if ! cmp -s "$R/$f" "$W/$f"; then
+    built=$W/$f
+    [ -z "${in_local[$f]:-}" ] || built=$L/$f
+    if ! cmp -s "$R/$f" "$built"; then
         echo "differs from the built tree: $f" >&2
         ndiff=$((ndiff + 1))
     fi

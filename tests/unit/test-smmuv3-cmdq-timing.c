@@ -149,8 +149,8 @@ static void test_cost_jitter(void)
 static void test_cost_saturates(void)
 {
     SMMUCmdqCosts c = {
-        .cmd_ns = UINT64_MAX - 10, .sync_ns = 100, .tlbi_page_ns = UINT64_MAX / 2,
-        .jitter_ns = UINT64_MAX,
+        .cmd_ns = UINT64_MAX - 10, .sync_ns = 100,
+        .tlbi_page_ns = UINT64_MAX / 2, .jitter_ns = UINT64_MAX,
     };
     SMMUCmdqCmdInfo sync = cmd(0x46), rng = tlbi_range(31, 31);
     SMMUCmdqPrng p;

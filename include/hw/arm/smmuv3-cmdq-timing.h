@@ -132,8 +132,9 @@ static inline void smmu_cmdq_stats_count(SMMUCmdqStats *st,
         st->syncs++;
     }
     /* saturating */
-    st->tlbi_pages = st->tlbi_pages > UINT64_MAX - pages ?
-                     UINT64_MAX : st->tlbi_pages + pages;
+    if (__builtin_add_overflow(st->tlbi_pages, pages, &st->tlbi_pages)) {
+        st->tlbi_pages = UINT64_MAX;
+    }
 }
 /*
  * Account one retired command: @queued_ns the time from visibility to start

@@ -17,35 +17,10 @@
 #define HW_ARM_SMMUV3_CMDQ_H
 
 #include "qemu/timer.h"
-#include "migration/vmstate.h"
 #include "hw/arm/smmuv3-cmdq-timing.h"
 
 /* Visible commands read ahead: at most this many per guest-memory read */
 #define SMMU_CMDQ_FETCH_AHEAD 16
-
-/*
- * The engine's state as a migration stream carries it.  A stream is
- * loaded into this copy, never into the engine itself, and taken only
- * once the device's post_load has validated all of it against this
- * device: a stream that is refused, wherever its load stops, leaves the
- * engine as it was.
- */
-typedef struct SMMUv3CmdqMig {
-    SMMUCmdqPrng prng;
-    bool busy;
-    uint32_t head_cons;
-    int64_t head_start;
-    int64_t head_due;
-    uint64_t head_cost;
-    uint64_t head_pages;
-    SMMUCmdqCmdInfo head;
-    bool head_fetched;
-    uint32_t head_words[4];
-    int32_t vis_len;            /* visibility records, oldest first */
-    SMMUCmdqVisBatch *vis;
-    SMMUCmdqStats stats;
-    bool loaded;                /* this stream carried it, not yet taken */
-} SMMUv3CmdqMig;
 
 typedef struct SMMUv3CmdqEngine {
     /* Properties */
@@ -92,15 +67,9 @@ typedef struct SMMUv3CmdqEngine {
     bool head_lazy;
 
     SMMUCmdqStats stats;
-
-    /* Migration (see vmstate_smmuv3_cmdq_engine) */
-    SMMUv3CmdqMig mig;
 } SMMUv3CmdqEngine;
 
 /* The largest cost property, in ns: 1000 s */
 #define SMMU_CMDQ_MAX_COST_NS 1000000000000ULL
-
-/* The engine's migration subsection of vmstate_smmuv3 */
-extern const VMStateDescription vmstate_smmuv3_cmdq_engine;
 
 #endif /* HW_ARM_SMMUV3_CMDQ_H */
