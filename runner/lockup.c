@@ -68,6 +68,7 @@ static const struct {
     { "queue_has_space", SMMULAB_PLACE_SPACE },
     { "arm_smmu_cmdq_poll_until_not_full", SMMULAB_PLACE_SPACE },
     { "arm_smmu_cmdq_poll_until_has_space", SMMULAB_PLACE_SPACE },
+    { "arm_smmu_cmdq_poll_v3", SMMULAB_PLACE_SPACE },
     { "arm_smmu_cmdq_add_poll_until_has_space", SMMULAB_PLACE_SPACE },
     { "arm_smmu_cmdq_add_poll_until_published", SMMULAB_PLACE_PUBLISH },
     { "arm_smmu_cmdq_poll_until_sync", SMMULAB_PLACE_SYNC },
