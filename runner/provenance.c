@@ -162,3 +162,22 @@ JsonNode *smmulab_provenance(const char *qemu, const char *kernel,
     json_builder_end_object(b);
     return json_builder_get_root(b);
 }
+
+void smmulab_provenance_add_kernel(JsonNode *prov, const char *variant,
+                                   const char *kernel)
+{
+    JsonObject *p = json_node_get_object(prov);
+    JsonObject *own;
+    g_autofree char *h = hash_file(kernel);
+
+    if (!json_object_has_member(p, "variant_kernels_sha256")) {
+        json_object_set_object_member(p, "variant_kernels_sha256",
+                                      json_object_new());
+    }
+    own = json_object_get_object_member(p, "variant_kernels_sha256");
+    if (h) {
+        json_object_set_string_member(own, variant, h);
+    } else {
+        json_object_set_null_member(own, variant);
+    }
+}

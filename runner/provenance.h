@@ -19,4 +19,11 @@
 JsonNode *smmulab_provenance(const char *qemu, const char *kernel,
                              const char *build, int argc, char **argv);
 
+/*
+ * Record the SHA-256 of @variant's own kernel= image in @prov's
+ * "variant_kernels_sha256" object (null if it cannot be read)
+ */
+void smmulab_provenance_add_kernel(JsonNode *prov, const char *variant,
+                                   const char *kernel);
+
 #endif

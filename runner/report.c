@@ -300,30 +300,107 @@ static char *short_hash(JsonObject *o, const char *key)
     return g_strndup(h ? h : "?", 12);
 }
 
+/* The kernel= of @name in the scenario's variants, or NULL: the kit's */
+static const char *own_kernel(JsonObject *root, const char *name)
+{
+    JsonObject *sc = report_member_obj(root, "scenario");
+    JsonArray *vs = sc && json_object_has_member(sc, "variants") &&
+                    JSON_NODE_HOLDS_ARRAY(json_object_get_member(sc,
+                                                                 "variants")) ?
+                    json_object_get_array_member(sc, "variants") : NULL;
+    guint i;
+
+    for (i = 0; vs && i < json_array_get_length(vs); i++) {
+        JsonNode *n = json_array_get_element(vs, i);
+        JsonObject *v = JSON_NODE_HOLDS_OBJECT(n) ? json_node_get_object(n) :
+                        NULL;
+
+        if (v && !g_strcmp0(json_object_get_string_member_with_default(
+                                v, "name", NULL), name)) {
+            return json_object_get_string_member_with_default(v, "kernel",
+                                                              NULL);
+        }
+    }
+    return NULL;
+}
+
+/*
+ * The kernels the runs booted: "Linux V (Image H, config C)" when the
+ * kit's kernel ran them all, otherwise each variant's in the order the
+ * runs list them, a variant's own kernel= with its path and (when
+ * recorded) its Image's hash
+ */
+static void kernels(GString *t, JsonObject *root, JsonObject *p,
+                    JsonArray *runs)
+{
+    JsonObject *own = report_member_obj(p, "variant_kernels_sha256");
+    g_autoptr(GPtrArray) names = g_ptr_array_new();
+    g_autoptr(GPtrArray) versions = g_ptr_array_new();
+    g_autofree char *hi = short_hash(p, "kernel_image_sha256");
+    g_autofree char *hc = short_hash(p, "kernel_config_sha256");
+    gboolean one = TRUE;
+    guint i, j;
+
+    for (i = 0; i < json_array_get_length(runs); i++) {
+        JsonObject *r = json_array_get_object_element(runs, i);
+        const char *v = json_object_get_string_member_with_default(
+            r, "variant", NULL);
+        const char *kv = json_object_get_string_member_with_default(
+            r, "kernel_version", NULL);
+
+        if (!v || !kv) {
+            continue;
+        }
+        for (j = 0; j < names->len && strcmp(names->pdata[j], v); j++) {
+        }
+        if (j == names->len) {
+            g_ptr_array_add(names, (gpointer)v);
+            g_ptr_array_add(versions, (gpointer)kv);
+            one = one && !own_kernel(root, v);
+        }
+        one = one && !strcmp(versions->pdata[0], kv);
+    }
+    if (one) {
+        g_string_append_printf(t, "Linux %s (Image %s, config %s)",
+                               versions->len ? (char *)versions->pdata[0] :
+                               "?", hi, hc);
+        return;
+    }
+    for (i = 0; i < names->len; i++) {
+        const char *k = own_kernel(root, names->pdata[i]);
+        const char *h = own ? json_object_get_string_member_with_default(
+                                  own, names->pdata[i], NULL) : NULL;
+
+        g_string_append_printf(t, "%sLinux %s for %s", i ? ", " : "",
+                               (char *)versions->pdata[i],
+                               (char *)names->pdata[i]);
+        if (k && h) {
+            g_string_append_printf(t, " (own kernel %s, Image %.12s)", k, h);
+        } else if (k) {
+            g_string_append_printf(t, " (own kernel %s, Image not recorded)",
+                                   k);
+        } else {
+            g_string_append_printf(t, " (Image %s, config %s)", hi, hc);
+        }
+    }
+}
+
 /* What produced the runs, from runs.json's "provenance" (if recorded) */
 static void provenance(GString *t, JsonObject *root, JsonArray *runs)
 {
     JsonObject *p = report_member_obj(root, "provenance");
-    const char *kv = NULL;
-    g_autofree char *hq = NULL, *hl = NULL, *hi = NULL, *hc = NULL;
-    guint i;
+    g_autofree char *hq = NULL, *hl = NULL;
 
     if (!p) {
         return;
     }
-    for (i = 0; i < json_array_get_length(runs) && !kv; i++) {
-        kv = json_object_get_string_member_with_default(
-            json_array_get_object_element(runs, i), "kernel_version", NULL);
-    }
     hq = short_hash(p, "qemu_patches_sha256");
     hl = short_hash(p, "linux_patches_sha256");
-    hi = short_hash(p, "kernel_image_sha256");
-    hc = short_hash(p, "kernel_config_sha256");
-    g_string_append_printf(t, "  built from: smmulab %s; %s; Linux %s (Image "
-                           "%s, config %s); patches: qemu %s, linux %s\n",
+    g_string_append_printf(t, "  built from: smmulab %s; %s; ",
         json_object_get_string_member_with_default(p, "smmulab", "?"),
-        json_object_get_string_member_with_default(p, "qemu", "QEMU ?"),
-        kv ? kv : "?", hi, hc, hq, hl);
+        json_object_get_string_member_with_default(p, "qemu", "QEMU ?"));
+    kernels(t, root, p, runs);
+    g_string_append_printf(t, "; patches: qemu %s, linux %s\n", hq, hl);
     g_string_append_printf(t, "  host: %s, %" G_GINT64_FORMAT " cores; "
                            "smmulab-run %s: %s\n",
         json_object_get_string_member_with_default(p, "host_cpu", "?"),

@@ -279,6 +279,13 @@ int smmulab_cmd_scenario(SmmulabOpts *o, SmmulabMode mode, const char *arg,
     }
     sc_json = smmulab_record_scenario(sc, topologies);
     prov = smmulab_provenance(qemu, kernel, build, argc0, argv0);
+    for (v = 0; v < sc->variants->len; v++) {
+        SmmulabVariant *var = g_ptr_array_index(sc->variants, v);
+
+        if (var->kernel) {
+            smmulab_provenance_add_kernel(prov, var->name, var->kernel);
+        }
+    }
     /* what --resume needs to complete the same part of the plan */
     if (shard) {
         json_object_set_string_member(json_node_get_object(prov), "shard",

@@ -266,6 +266,10 @@ check "kernels: exit 0 (got $rc)" [ $rc = 0 ]
 check "kernels: the variant booted its own Image" grep -qF -- "'-kernel' '$OUT/other-Image'" "$OUT/kernels/02-other-rep1.cmdline"
 check "kernels: the other variant booted the kit's" grep -qF -- "'-kernel' '$B/guest/Image'" "$OUT/kernels/01-kit-rep1.cmdline"
 check "kernels: runs.json records it" grep -q "\"kernel\" : \"$OUT/other-Image\"" "$OUT/kernels/runs.json"
+h=$(sha256sum "$OUT/other-Image" | cut -c1-12)
+check "kernels: provenance records the own Image's hash" grep -q "\"other\" : \"$h" "$OUT/kernels/runs.json"
+check "kernels: the report names each variant's kernel" \
+    grep -qF "for other (own kernel $OUT/other-Image, Image $h)" "$OUT/kernels/report.txt"
 
 # Fan out: the plan in three shards run by GNU parallel, merged, reports
 # the same as one process's (but for the command line in its provenance)
