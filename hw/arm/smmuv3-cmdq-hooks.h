@@ -41,21 +41,26 @@ int smmuv3_cmdq_engine_post_load(SMMUv3State *s);
 /*
  * Account a command smmuv3_cmdq_consume() executed, before CONS moves.
  * Inline, as with every cost 0 this is the upstream path's per-command
- * cost: decode, count and trace it.
+ * cost: count it by opcode (commands executed and CMD_SYNCs are sums of
+ * these counts), a TLBI by address by the pages it covers, and trace it.
+ * The timed engine accounts the head, decoded when its work began.
  */
 static inline void smmuv3_cmdq_retired(SMMUv3State *s, const Cmd *cmd)
 {
     SMMUv3CmdqEngine *e = &s->cmdq_engine;
-    SMMUCmdqCmdInfo info;
-    uint64_t pages;
+    uint8_t opcode = CMD_TYPE(cmd);
 
-    if (e->timed) {
+    if (unlikely(e->timed)) {
         smmuv3_cmdq_retired_timed(s);
         return;
     }
-    pages = cmdq_decode(s, cmd, &info);
-    smmu_cmdq_stats_count(&e->stats, &info, pages);
-    trace_smmuv3_engine_retire(info.opcode, Q_CONS(&s->cmdq), 0, 0);
+    e->stats.opcodes[opcode]++;
+    if (cmdq_class(opcode) == SMMU_CMDQ_CLASS_TLBI_ADDR) {
+        SMMUCmdqCmdInfo info;
+
+        smmu_cmdq_stats_add_pages(&e->stats, cmdq_decode(s, cmd, &info));
+    }
+    trace_smmuv3_engine_retire(opcode, Q_CONS(&s->cmdq), 0, 0);
 }
 
 #endif /* HW_ARM_SMMUV3_CMDQ_HOOKS_H */

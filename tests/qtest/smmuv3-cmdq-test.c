@@ -1695,6 +1695,9 @@ static gsize subsection_at(const guint8 *buf, gsize len, const char *name)
 #define ENG_HEAD_DUE    (4 + 21)
 #define ENG_VIS_LEN     (4 + 68)
 #define ENG_VIS(i)      (4 + 72 + 12 * (i))     /* n; ns at + 4 */
+/* after @n records: the counters, commands retired and CMD_SYNCs first */
+#define ENG_RETIRED(n)  ENG_VIS(n)
+#define ENG_SYNCS(n)    (ENG_VIS(n) + 8)
 
 /*
  * A stream with three CMD_SYNCs pending, the first in progress (started
@@ -1810,6 +1813,11 @@ static void test_migration_corrupt(void)
           "with a cost of 1000 ns due at 999 ns" },
         { ENG_HEAD_CONS, 4, 0x200, "a command in progress at CONS 0x200, "
           "past a queue of 256 entries (cmdqs=8)" },
+        /* the sums of the per-opcode counts (none yet) */
+        { ENG_RETIRED(2), 8, 1, "1 commands retired and 0 CMD_SYNCs, its "
+          "per-opcode counts 0 and 0" },
+        { ENG_SYNCS(2), 8, 5, "0 commands retired and 5 CMD_SYNCs, its "
+          "per-opcode counts 0 and 0" },
     };
     g_autofree char *file = mig_file("corrupt");
     g_autofree guint8 *orig = NULL;
