@@ -56,24 +56,46 @@ device_ir() {
                  gsub(",", "", $1); s += $1 } END { print s + 0 }'
 }
 
-# fn_ir FILE MODE FN: FN's instructions, inclusive (with its callees) or
-# self (exclusive)
-fn_ir() {
-    local flag=yes
-    [ "$2" = self ] && flag=no
-    annotate "$1" --inclusive=$flag | \
-        awk -v fn="$3" '$0 !~ /=>/ && index($0, ":" fn " [") {
-                 gsub(",", "", $1); s += $1 } END { print s + 0 }'
+# self_ir FILE: "function instructions" of the self (exclusive) cost of
+# every function of the device's files (hw/arm/smmu*), its entries for
+# code inlined from other files (a hook, a trace event) and of its copies
+# GCC made (".isra.0", ".cold") summed
+self_ir() {
+    annotate "$1" --inclusive=no | \
+        awk '$0 !~ /=>/ && $1 ~ /^[0-9,]+$/ && /:/ {
+                 n = $1; gsub(",", "", n)
+                 fn = $0; sub(/ \[.*/, "", fn); sub(/.*:/, "", fn)
+                 sub(/\.(isra|constprop|part|cold)(\.[0-9]+)?$/, "", fn)
+                 s[fn] += n
+                 if ($0 ~ /\/hw\/arm\/smmu[^\/]*:/) dev[fn] = 1 }
+             END { for (f in s) if (f in dev) print f, s[f] }'
 }
 
-# What the costs-0 path adds to upstream's path, hook by hook: inclusive for
-# hooks that only account, self for those that also run upstream's
-# consume loop (prod_written -> kick -> smmuv3_cmdq_consume).  The
-# per-command hook, smmuv3_cmdq_retired(), is inline in
-# smmuv3_cmdq_consume() and has no line of its own: the rest of the
-# difference is there.
-hooks="incl:smmuv3_cmdq_mmio_enter incl:smmuv3_cmdq_cons_read
-       self:smmuv3_cmdq_prod_written self:smmuv3_cmdq_kick incl:smmu_cmdq_stats_pending"
+# Where the costs-0 path differs from upstream's, function by function
+# (the device's own; the functions they call run the same code in both):
+# each function's self instructions per command (the difference of the
+# two stream lengths), upstream, costs 0 and the difference, where that
+# is at least 1 either way.  The hooks are inline in their callers at
+# costs 0 (the MMIO handlers and smmuv3_cmdq_consume()), so they show
+# there.
+self_diff() {
+    local kind=$1 f
+    for f in upstream.$n1 upstream.$n2 off.$n1 off.$n2; do
+        self_ir "$logd/callgrind.$kind.$f" | LC_ALL=C sort >"$logd/self.$kind.$f"
+    done
+    LC_ALL=C join -a1 -a2 -e0 -o 0,1.2,1.3,2.2,2.3 \
+        <(LC_ALL=C join -a1 -a2 -e0 -o 0,1.2,2.2 \
+              "$logd/self.$kind.upstream.$n1" "$logd/self.$kind.upstream.$n2") \
+        <(LC_ALL=C join -a1 -a2 -e0 -o 0,1.2,2.2 \
+              "$logd/self.$kind.off.$n1" "$logd/self.$kind.off.$n2") | \
+        awk -v d="$((n2 - n1))" '{
+                 up = ($3 - $2) / d; off = ($5 - $4) / d; tu += up; to += off
+                 if (off - up >= 1 || up - off >= 1)
+                     printf "%-34s %10.1f %10.1f %+10.1f\n", $1, up, off, off - up | "sort -k4,4gr"
+             }
+             END { close("sort -k4,4gr")
+                   printf "%-34s %10.1f %10.1f %+10.1f\n", "(all of the device'"'"'s functions)", tu, to, to - tu }'
+}
 
 up=$B/qemu-upstream/build/qemu-system-aarch64
 [ -x "$up" ] || die "$up missing: build first (make build)"
@@ -109,19 +131,10 @@ for kind in sync tlbi; do
         "$(awk -v a="${per[$kind-on]}" -v b="${per[$kind-off]}" 'BEGIN { printf "%.2f", a / b }')"
 done
 echo
-echo "costs 0, per command: what the hooks add to upstream's path"
-printf '%-30s' "hook"
-for kind in sync tlbi; do printf ' %14s' "$kind"; done
-echo
-for h in $hooks; do
-    mode=${h%%:*} fn=${h#*:}
-    printf '%-30s' "$fn ($mode)"
-    for kind in sync tlbi; do
-        a=$(fn_ir "$logd/callgrind.$kind.off.$n1" "$mode" "$fn")
-        b=$(fn_ir "$logd/callgrind.$kind.off.$n2" "$mode" "$fn")
-        printf ' %14s' "$(awk -v a="$a" -v b="$b" -v n1="$n1" -v n2="$n2" \
-                             'BEGIN { printf "%.0f", (b - a) / (n2 - n1) }')"
-    done
+for kind in sync tlbi; do
+    echo "costs 0 against upstream, $([ $kind = sync ] && echo "CMD_SYNC only" || echo "63 TLBI + CMD_SYNC batches"): self instructions per command"
+    printf '%-34s %10s %10s %10s\n' function upstream "costs 0" difference
+    self_diff $kind
     echo
 done
 echo "(callgrind outputs in $logd)"

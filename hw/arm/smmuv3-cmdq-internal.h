@@ -107,6 +107,24 @@ static inline SMMUCmdqClass cmdq_class(uint8_t opcode)
 }
 
 /*
+ * Commands executed and the CMD_SYNCs among them, from the per-opcode
+ * counts (neither is counted per command: see SMMUCmdqStats)
+ */
+static inline void cmdq_stats_sums(const SMMUCmdqStats *st,
+                                   uint64_t *retired, uint64_t *syncs)
+{
+    int i;
+
+    *retired = *syncs = 0;
+    for (i = 0; i < SMMU_CMDQ_NR_OPCODES; i++) {
+        *retired += st->opcodes[i];
+        if (cmdq_class(i) == SMMU_CMDQ_CLASS_SYNC) {
+            *syncs += st->opcodes[i];
+        }
+    }
+}
+
+/*
  * Decode what costing and counting need; returns the pages a TLBI by
  * address covers (0 for other commands).  Without RIL, range fields are a
  * guest error (smmuv3.c logs it), and the command covers one page, as on

@@ -55,6 +55,7 @@ static int cmdq_engine_pre_save(void *opaque)
     m->vis_len = e->vis.len;
     m->vis = g_memdup2(e->vis.b, sizeof(*m->vis) * e->vis.len);
     m->stats = e->stats;
+    cmdq_stats_sums(&e->stats, &m->retired, &m->syncs);
     return 0;
 }
 
@@ -99,7 +100,7 @@ static bool cmdq_mig_valid(SMMUv3State *s)
     SMMUv3CmdqMig *m = &s->cmdq_mig;
     uint32_t max = 1U << s->cmdqs;
     SMMUCmdqCmdInfo info = { };
-    uint64_t pages, total = 0;
+    uint64_t pages, total = 0, retired, syncs;
     Cmd cmd = { };
     int32_t i;
 
@@ -150,6 +151,15 @@ static bool cmdq_mig_valid(SMMUv3State *s)
         error_report("arm-smmuv3: migration stream has %" PRIu64
                      " commands pending, this device's queue at most %u "
                      "(cmdqs=%u)", total, max, s->cmdqs);
+        return false;
+    }
+    /* Commands executed and CMD_SYNCs: the sums of the per-opcode counts */
+    cmdq_stats_sums(&m->stats, &retired, &syncs);
+    if (m->retired != retired || m->syncs != syncs) {
+        error_report("arm-smmuv3: migration stream has %" PRIu64
+                     " commands retired and %" PRIu64 " CMD_SYNCs, its "
+                     "per-opcode counts %" PRIu64 " and %" PRIu64,
+                     m->retired, m->syncs, retired, syncs);
         return false;
     }
     return true;
@@ -277,8 +287,8 @@ static const VMStateDescription vmstate_smmuv3_cmdq_mig = {
         VMSTATE_STRUCT_VARRAY_ALLOC(vis, SMMUv3CmdqMig, vis_len, 1,
                                     vmstate_smmuv3_cmdq_vis_batch,
                                     SMMUCmdqVisBatch),
-        VMSTATE_UINT64(stats.retired, SMMUv3CmdqMig),
-        VMSTATE_UINT64(stats.syncs, SMMUv3CmdqMig),
+        VMSTATE_UINT64(retired, SMMUv3CmdqMig),
+        VMSTATE_UINT64(syncs, SMMUv3CmdqMig),
         VMSTATE_UINT64(stats.max_pending, SMMUv3CmdqMig),
         VMSTATE_UINT64(stats.full, SMMUv3CmdqMig),
         VMSTATE_UINT64(stats.cons_reads_busy, SMMUv3CmdqMig),

@@ -44,17 +44,11 @@ bool smmuv3_cmdq_validate(SMMUv3State *s, Error **errp)
     return true;
 }
 
-/*
- * Start of a register access: the guest observes one virtual instant per
- * access, so take the time once, and first retire what is due by then.
- */
-void smmuv3_cmdq_mmio_enter(SMMUv3State *s)
+/* smmuv3_cmdq_mmio_enter() of the timed engine */
+void smmuv3_cmdq_mmio_enter_timed(SMMUv3State *s)
 {
     SMMUv3CmdqEngine *e = &s->cmdq_engine;
 
-    if (!e->timed) {
-        return;
-    }
     if (unlikely(e->loaded)) {
         smmuv3_cmdq_after_load(s, cmdq_now());
     }
@@ -76,20 +70,12 @@ static int64_t cmdq_access_now(SMMUv3CmdqEngine *e)
     return e->access_ns;
 }
 
-/*
- * The queue may have work: after a PROD write, CR0 write (enable or
- * disable) or GERRORN acknowledge.
- */
-void smmuv3_cmdq_kick(SMMUv3State *s)
+/* smmuv3_cmdq_kick() of the timed engine */
+void smmuv3_cmdq_kick_timed(SMMUv3State *s)
 {
     SMMUv3CmdqEngine *e = &s->cmdq_engine;
-    int64_t now;
+    int64_t now = cmdq_access_now(e);
 
-    if (!e->timed) {
-        smmuv3_cmdq_consume(s, UINT32_MAX, NULL);
-        return;
-    }
-    now = cmdq_access_now(e);
     if (e->busy) {
         /* (idle, the timer was disarmed when the engine stopped) */
         smmuv3_cmdq_advance(s, now);
@@ -133,21 +119,31 @@ static void cmdq_prod_moved(SMMUv3State *s)
     }
 }
 
-void smmuv3_cmdq_prod_written(SMMUv3State *s)
+/*
+ * The timed engine's part of a PROD write (smmuv3_cmdq_prod_written(),
+ * which counts the write and what it left pending)
+ */
+void smmuv3_cmdq_prod_written_timed(SMMUv3State *s)
+{
+    SMMUv3CmdqEngine *e = &s->cmdq_engine;
+
+    cmdq_prod_moved(s);
+    /* The commands this write added became visible now */
+    smmu_cmdq_vis_sync(&e->vis, cmdq_visible(&s->cmdq), cmdq_access_now(e),
+                       true);
+    smmuv3_cmdq_kick_timed(s);
+}
+
+/*
+ * After a PROD write (smmuv3_cmdq_prod_written()) that left CONS and PROD
+ * apart: count the commands pending, and a queue left full
+ */
+void smmuv3_cmdq_pending(SMMUv3State *s)
 {
     SMMUv3CmdqEngine *e = &s->cmdq_engine;
     SMMUQueue *q = &s->cmdq;
-    uint32_t pending;
+    uint32_t pending = cmdq_visible(q);
 
-    e->stats.prod_writes++;
-    if (e->timed) {
-        cmdq_prod_moved(s);
-        /* The commands this write added became visible now */
-        smmu_cmdq_vis_sync(&e->vis, cmdq_visible(q), cmdq_access_now(e),
-                           true);
-    }
-    smmuv3_cmdq_kick(s);
-    pending = cmdq_visible(q);
     smmu_cmdq_stats_pending(&e->stats, pending);
     if (pending >= 1U << q->log2size) {
         e->stats.full++;
@@ -181,13 +177,6 @@ void smmuv3_cmdq_cons_written(SMMUv3State *s)
     }
     smmu_cmdq_vis_sync(&e->vis, visible, cmdq_access_now(e), false);
     smmuv3_cmdq_arm(s);
-}
-
-void smmuv3_cmdq_cons_read(SMMUv3State *s)
-{
-    if (!smmuv3_q_empty(&s->cmdq)) {
-        s->cmdq_engine.stats.cons_reads_busy++;
-    }
 }
 
 /*

@@ -28,7 +28,7 @@ static void smmuv3_cmdq_get_stats(Object *obj, Visitor *v, const char *name,
     SMMUv3State *s = ARM_SMMUV3(obj);
     SMMUv3CmdqEngine *e = &s->cmdq_engine;
     SMMUCmdqStats *st = &e->stats;
-    uint64_t pending, late_mean, msi_late_mean;
+    uint64_t retired, syncs, pending, late_mean, msi_late_mean;
     bool timed = e->timed, ok;
     char buf[8];
     int i;
@@ -36,8 +36,8 @@ static void smmuv3_cmdq_get_stats(Object *obj, Visitor *v, const char *name,
         const char *name;
         uint64_t *val;
     } fields[] = {
-        { "retired", &st->retired },
-        { "syncs", &st->syncs },
+        { "retired", &retired },
+        { "syncs", &syncs },
         { "max-pending", &st->max_pending },
         { "full", &st->full },
         { "cons-reads-busy", &st->cons_reads_busy },
@@ -69,6 +69,7 @@ static void smmuv3_cmdq_get_stats(Object *obj, Visitor *v, const char *name,
         e->head_due <= cmdq_now()) {
         smmuv3_cmdq_advance_outside_io(s);
     }
+    cmdq_stats_sums(st, &retired, &syncs);
     pending = cmdq_visible(&s->cmdq);
     late_mean = smmu_cmdq_stats_late_mean(st);
     msi_late_mean = st->msi_writes ?

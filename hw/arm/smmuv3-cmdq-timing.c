@@ -118,13 +118,6 @@ void smmu_cmdq_stats_retire(SMMUCmdqStats *st, const SMMUCmdqCmdInfo *cmd,
     }
 }
 
-void smmu_cmdq_stats_pending(SMMUCmdqStats *st, uint32_t pending)
-{
-    if (pending > st->max_pending) {
-        st->max_pending = pending;
-    }
-}
-
 void smmu_cmdq_stats_late(SMMUCmdqStats *st, uint64_t late_ns)
 {
     if (late_ns) {
@@ -136,9 +129,22 @@ void smmu_cmdq_stats_late(SMMUCmdqStats *st, uint64_t late_ns)
     }
 }
 
+uint64_t smmu_cmdq_stats_retired(const SMMUCmdqStats *st)
+{
+    uint64_t n = 0;
+    int i;
+
+    for (i = 0; i < SMMU_CMDQ_NR_OPCODES; i++) {
+        n += st->opcodes[i];
+    }
+    return n;
+}
+
 uint64_t smmu_cmdq_stats_late_mean(const SMMUCmdqStats *st)
 {
-    return st->retired ? st->late_total_ns / st->retired : 0;
+    uint64_t retired = smmu_cmdq_stats_retired(st);
+
+    return retired ? st->late_total_ns / retired : 0;
 }
 
 void smmu_cmdq_vis_free(SMMUCmdqVis *v)

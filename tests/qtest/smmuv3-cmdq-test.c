@@ -694,6 +694,98 @@ static Cmd cmd_sync_msi(uint64_t addr, uint32_t data)
 }
 
 /*
+ * Every counter at cost 0, from a known stream: with every cost 0 the
+ * model still counts what it reports for every control run (the cost-0
+ * path was made cheaper, never by counting less).  Commands executed, by
+ * opcode, CMD_SYNCs among them, TLBI pages (with and without RIL), PROD
+ * writes, CONS reads that find work, the most commands left pending and
+ * PROD writes that leave the queue full (with the queue disabled, or
+ * stopped by an illegal command), MSI writes and aborts; the timed
+ * engine's counters stay 0.
+ */
+static void check_zero_cost_counters(bool ril)
+{
+    g_autofree char *props = g_strdup_printf("-global arm-smmuv3.cmdqs=4 "
+                                             "-global arm-smmuv3.msi=on "
+                                             "-global arm-smmuv3.ril=%s",
+                                             ril ? "on" : "off");
+    QTestState *qts = smmu_start(props);
+    static const char *const zero[] = {
+        "busy-ns", "max-sync-wait-ns", "total-sync-wait-ns", "max-queued-ns",
+        "late-retired", "late-max-ns", "late-mean-ns", "msi-late-max-ns",
+        "msi-late-mean-ns", "pending",
+    };
+    QDict *resp, *st, *ops;
+    uint32_t gerror;
+    int i;
+
+    cmdq_setup(qts, 4);                 /* a PROD write, of 0 */
+    /* one batch of each kind of command, all retired inside the write */
+    put_cmd(qts, 4, 0, cmd_tlbi_va(0, 0, 0));
+    put_cmd(qts, 4, 1, cmd_tlbi_va(1, 3, 2));      /* 16 pages with RIL */
+    put_cmd(qts, 4, 2, cmd_op(OP_CFGI_STE));
+    put_cmd(qts, 4, 3, cmd_sync_msi(MSI_ADDR, 0x1234));
+    put_cmd(qts, 4, 4, cmd_sync_msi(1ULL << 51, 1));   /* aborts */
+    wr(qts, R_CMDQ_PROD, 5);
+    g_assert_cmphex(cons(qts), ==, 5);  /* empty: not a busy read */
+    g_assert_cmphex(qtest_readl(qts, MSI_ADDR), ==, 0x1234);
+
+    /* an illegal command stops the queue with two commands pending */
+    put_cmd(qts, 4, 5, cmd_op(OP_SYNC));
+    put_cmd(qts, 4, 6, cmd_op(OP_ILLEGAL));
+    put_cmd(qts, 4, 7, cmd_op(OP_SYNC));
+    wr(qts, R_CMDQ_PROD, 8);
+    g_assert_cmphex(cons(qts), ==, CONS_ERR(CERROR_ILL) | 6);   /* busy */
+    g_assert_cmphex(cons(qts), ==, CONS_ERR(CERROR_ILL) | 6);   /* busy */
+    put_cmd(qts, 4, 6, cmd_op(OP_SYNC));
+    gerror = rd(qts, R_GERROR);
+    wr(qts, R_GERRORN, gerror);
+    g_assert_cmphex(cons(qts) & 0xffffff, ==, 8);
+
+    /* a whole queue published while disabled, twice, then run */
+    wr(qts, R_CR0, 0);
+    for (i = 8; i < 24; i++) {
+        put_cmd(qts, 4, i, cmd_op(OP_SYNC));
+    }
+    wr(qts, R_CMDQ_PROD, 24);           /* index 8, wrapped */
+    g_assert_cmphex(cons(qts) & 0xffffff, ==, 8);   /* busy */
+    wr(qts, R_CMDQ_PROD, 24);
+    wr(qts, R_CR0, CR0_CMDQEN);
+    g_assert_cmphex(cons(qts) & 0xffffff, ==, 24);
+
+    st = stats_get(qts, &resp);
+    g_assert_false(qdict_get_bool(st, "timed"));
+    g_assert_cmpint(qdict_get_int(st, "retired"), ==, 24);
+    g_assert_cmpint(qdict_get_int(st, "syncs"), ==, 21);
+    g_assert_cmpint(qdict_get_int(st, "prod-writes"), ==, 5);
+    g_assert_cmpint(qdict_get_int(st, "cons-reads-busy"), ==, 3);
+    g_assert_cmpint(qdict_get_int(st, "max-pending"), ==, 16);
+    g_assert_cmpint(qdict_get_int(st, "full"), ==, 2);
+    g_assert_cmpint(qdict_get_int(st, "tlbi-pages"), ==, ril ? 17 : 2);
+    g_assert_cmpint(qdict_get_int(st, "ril-off-ranges"), ==, ril ? 0 : 1);
+    g_assert_cmpint(qdict_get_int(st, "msi-writes"), ==, 2);
+    g_assert_cmpint(qdict_get_int(st, "msi-aborts"), ==, 1);
+    for (i = 0; i < ARRAY_SIZE(zero); i++) {
+        g_assert_cmpint(qdict_get_int(st, zero[i]), ==, 0);
+    }
+    ops = qdict_get_qdict(st, "opcodes");
+    g_assert_cmpint(qdict_get_int(ops, "TLBI_NH_VA"), ==, 2);
+    g_assert_cmpint(qdict_get_int(ops, "CFGI_STE"), ==, 1);
+    g_assert_cmpint(qdict_get_int(ops, "SYNC"), ==, 21);
+    g_assert_cmpint(qdict_size(ops), ==, 3);
+    /* the 20 counters, "timed" and "opcodes": none missing, none added */
+    g_assert_cmpint(qdict_size(st), ==, 22);
+    qobject_unref(resp);
+    qtest_quit(qts);
+}
+
+static void test_zero_cost_counters(void)
+{
+    check_zero_cost_counters(true);
+    check_zero_cost_counters(false);
+}
+
+/*
  * With msi=on a CMD_SYNC's MSI write lands exactly when it retires, by
  * the timer alone (the guest polls memory, no register access), and not
  * 1 ns before; under qtest's clock the host is never late.
@@ -1695,6 +1787,9 @@ static gsize subsection_at(const guint8 *buf, gsize len, const char *name)
 #define ENG_HEAD_DUE    (4 + 21)
 #define ENG_VIS_LEN     (4 + 68)
 #define ENG_VIS(i)      (4 + 72 + 12 * (i))     /* n; ns at + 4 */
+/* after @n records: the counters, commands retired and CMD_SYNCs first */
+#define ENG_RETIRED(n)  ENG_VIS(n)
+#define ENG_SYNCS(n)    (ENG_VIS(n) + 8)
 
 /*
  * A stream with three CMD_SYNCs pending, the first in progress (started
@@ -1810,6 +1905,11 @@ static void test_migration_corrupt(void)
           "with a cost of 1000 ns due at 999 ns" },
         { ENG_HEAD_CONS, 4, 0x200, "a command in progress at CONS 0x200, "
           "past a queue of 256 entries (cmdqs=8)" },
+        /* the sums of the per-opcode counts (none yet) */
+        { ENG_RETIRED(2), 8, 1, "1 commands retired and 0 CMD_SYNCs, its "
+          "per-opcode counts 0 and 0" },
+        { ENG_SYNCS(2), 8, 5, "0 commands retired and 5 CMD_SYNCs, its "
+          "per-opcode counts 0 and 0" },
     };
     g_autofree char *file = mig_file("corrupt");
     g_autofree guint8 *orig = NULL;
@@ -2742,6 +2842,8 @@ int main(int argc, char **argv)
     qtest_add_func("/smmuv3-cmdq/clamp", test_clamp);
     qtest_add_func("/smmuv3-cmdq/bad-props", test_bad_props);
     qtest_add_func("/smmuv3-cmdq/zero-cost", test_zero_cost);
+    qtest_add_func("/smmuv3-cmdq/zero-cost/counters",
+                   test_zero_cost_counters);
     qtest_add_func("/smmuv3-cmdq/cost/cmd", test_cost_cmd);
     qtest_add_func("/smmuv3-cmdq/cost/kinds", test_cost_kinds);
     qtest_add_func("/smmuv3-cmdq/submit-idle-and-busy",

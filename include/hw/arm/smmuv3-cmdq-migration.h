@@ -33,6 +33,9 @@ typedef struct SMMUv3CmdqMig {
     int32_t vis_len;            /* visibility records, oldest first */
     SMMUCmdqVisBatch *vis;
     SMMUCmdqStats stats;
+    /* Sums of stats.opcodes, carried for the reader of a stream */
+    uint64_t retired;
+    uint64_t syncs;
     bool loaded;                /* this stream carried it, not yet taken */
 } SMMUv3CmdqMig;
 

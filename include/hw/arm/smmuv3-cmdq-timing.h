@@ -60,9 +60,14 @@ typedef struct SMMUCmdqCmdInfo {
     uint8_t scale;
 } SMMUCmdqCmdInfo;
 
+/*
+ * The counters.  Commands executed, and the CMD_SYNCs among them, are not
+ * counted apart: they are the sums of @opcodes (smmu_cmdq_stats_retired(),
+ * and the device's classes for CMD_SYNC), taken when the counters are read
+ * or migrated, as nothing else needs them and counting them would cost
+ * every command of the untimed path.
+ */
 typedef struct SMMUCmdqStats {
-    uint64_t retired;           /* commands executed */
-    uint64_t syncs;             /* CMD_SYNCs among them */
     uint64_t max_pending;       /* most commands visible and not retired */
     uint64_t full;              /* PROD writes that left the queue full */
     uint64_t cons_reads_busy;   /* CONS reads while work was pending */
@@ -80,7 +85,7 @@ typedef struct SMMUCmdqStats {
     uint64_t msi_aborts;        /* ... whose write aborted */
     uint64_t msi_late_max_ns;   /* latest MSI write after its due time */
     uint64_t msi_late_total_ns;
-    uint64_t opcodes[SMMU_CMDQ_NR_OPCODES];
+    uint64_t opcodes[SMMU_CMDQ_NR_OPCODES];    /* commands executed */
 } SMMUCmdqStats;
 
 uint64_t smmu_cmdq_prng_next(SMMUCmdqPrng *p);
@@ -118,24 +123,28 @@ uint64_t smmu_cmdq_cost(const SMMUCmdqCosts *c, SMMUCmdqPrng *prng,
 int64_t smmu_cmdq_retire_time(int64_t start, uint64_t cost);
 
 void smmu_cmdq_stats_reset(SMMUCmdqStats *st);
+/* Pages a TLBI by address covered, saturating */
+static inline void smmu_cmdq_stats_add_pages(SMMUCmdqStats *st,
+                                             uint64_t pages)
+{
+    if (__builtin_add_overflow(st->tlbi_pages, pages, &st->tlbi_pages)) {
+        st->tlbi_pages = UINT64_MAX;
+    }
+}
 /*
  * Count one executed command (@pages: pages a TLBI by address covered,
- * 0 for other commands): all the accounting of the untimed path.
+ * 0 for other commands): all the accounting of the untimed path, which
+ * the device inlines in its own form (smmuv3_cmdq_retired()).
  */
 static inline void smmu_cmdq_stats_count(SMMUCmdqStats *st,
                                          const SMMUCmdqCmdInfo *cmd,
                                          uint64_t pages)
 {
-    st->retired++;
     st->opcodes[cmd->opcode]++;
-    if (cmd->cls == SMMU_CMDQ_CLASS_SYNC) {
-        st->syncs++;
-    }
-    /* saturating */
-    if (__builtin_add_overflow(st->tlbi_pages, pages, &st->tlbi_pages)) {
-        st->tlbi_pages = UINT64_MAX;
-    }
+    smmu_cmdq_stats_add_pages(st, pages);
 }
+/* Commands executed: the sum of the per-opcode counts */
+uint64_t smmu_cmdq_stats_retired(const SMMUCmdqStats *st);
 /*
  * Account one retired command: @queued_ns the time from visibility to start
  * of work, @wait_ns from visibility to retirement.
@@ -143,7 +152,14 @@ static inline void smmu_cmdq_stats_count(SMMUCmdqStats *st,
 void smmu_cmdq_stats_retire(SMMUCmdqStats *st, const SMMUCmdqCmdInfo *cmd,
                             uint64_t queued_ns, uint64_t cost_ns,
                             uint64_t wait_ns, uint64_t pages);
-void smmu_cmdq_stats_pending(SMMUCmdqStats *st, uint32_t pending);
+/* @pending commands visible and not retired after a PROD write */
+static inline void smmu_cmdq_stats_pending(SMMUCmdqStats *st,
+                                           uint32_t pending)
+{
+    if (pending > st->max_pending) {
+        st->max_pending = pending;
+    }
+}
 /* A retirement applied @late_ns after its due time (0: on time) */
 void smmu_cmdq_stats_late(SMMUCmdqStats *st, uint64_t late_ns);
 /* Mean lateness over all retirements of the timed path */
