@@ -168,6 +168,12 @@ qemu_fake_firmware() {
               edk2-loongarch64-code edk2-loongarch64-vars; do
         [ -e "$1/pc-bios/$fd.fd.bz2" ] || : >"$1/pc-bios/$fd.fd.bz2"
     done
+    # 10.2 (pc-bios/dtb/): the device trees, compiled from their .dts only
+    # when dtc is installed, expected as files otherwise
+    for fd in "$1"/pc-bios/dtb/*.dts; do
+        [ -e "$fd" ] || continue
+        [ -e "${fd%.dts}.dtb" ] || : >"${fd%.dts}.dtb"
+    done
 }
 
 # qemu_cc BASEDIR: the compiler for a QEMU build (ccache with paths made
