@@ -9,6 +9,8 @@
 #   make bench-zero-cost, bench-engine-cost, fuzz-long, qtest-suite   (docs/testing.md)
 #   make series   the QEMU changes as a git-am-able series in build/series/
 #   make check-series   that series built and tested after every patch
+#   make check-qemu-10.2   the series on QEMU 10.2.x (Debian sid's newest,
+#                 or QEMU_SRC=): applied, built, its qtests run (minutes)
 #   make kernel TREE=DIR   your own Linux tree (6.1 on, read only) with the
 #                 kit's config, module, initramfs, and its series when it
 #                 applies: build/tree-NAME (or TREE_BUILD=DIR), with
@@ -23,14 +25,15 @@
 #   make check-bisect   that bisect on a history of its own (minutes)
 #   make clean    remove build/ (caches in ~/.cache/smmulab stay)
 #
-# Variables: QEMU_SRC=DIR|TARBALL (QEMU 10.0.x source of your own),
+# Variables: QEMU_SRC=DIR|TARBALL (QEMU 10.0.x source of your own; for
+# check-qemu-10.2 a 10.2.x one),
 # LINUX_SRC=DIR, SMMULAB_JOBS=N, SMMULAB_CACHE=DIR.
 
 BUILD ?= build
 MESON ?= meson
 export QEMU_SRC LINUX_SRC SMMULAB_JOBS SMMULAB_CACHE
 
-.PHONY: all build build-main deps run scenario check kernel check-tree check-tree-variants bisect check-bisect bench-unmap bench-zero-cost bench-engine-cost fuzz-long qtest-suite series check-series clean
+.PHONY: all build build-main deps run scenario check kernel check-tree check-tree-variants bisect check-bisect bench-unmap bench-zero-cost bench-engine-cost fuzz-long qtest-suite series check-series check-qemu-10.2 clean
 
 all: build
 
@@ -114,6 +117,12 @@ series: deps
 # ... applied with git am to pristine QEMU and built after every patch
 check-series: build
 	scripts/test-series.sh --each $(BUILD)
+
+# The series on the second base, QEMU 10.2.x: the 10.2 copy of the hook
+# patches current, applied with no fuzz, built (BUILD/qemu-10.2), the unit
+# test and the qtests run (docs/testing.md; not part of make check)
+check-qemu-10.2: deps
+	scripts/check-qemu-10.2.sh $(BUILD)
 
 # the long hostile-guest fuzz run: one million operations on ASan/UBSan QEMU
 FUZZ_SEED ?= 7

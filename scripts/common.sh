@@ -168,6 +168,12 @@ qemu_fake_firmware() {
               edk2-loongarch64-code edk2-loongarch64-vars; do
         [ -e "$1/pc-bios/$fd.fd.bz2" ] || : >"$1/pc-bios/$fd.fd.bz2"
     done
+    # 10.2 (pc-bios/dtb/): the device trees, compiled from their .dts only
+    # when dtc is installed, expected as files otherwise
+    for fd in "$1"/pc-bios/dtb/*.dts; do
+        [ -e "$fd" ] || continue
+        [ -e "${fd%.dts}.dtb" ] || : >"${fd%.dts}.dtb"
+    done
 }
 
 # qemu_cc BASEDIR: the compiler for a QEMU build (ccache with paths made
@@ -197,4 +203,25 @@ series_author() {
     author_email=${SMMULAB_AUTHOR_EMAIL:-$ident_email}
     [ -n "$author_name" ] && [ -n "$author_email" ] ||
         die "no author identity: set git config user.name and user.email (or SMMULAB_AUTHOR_NAME and SMMULAB_AUTHOR_EMAIL)"
+}
+
+# debian_mirror: the Debian mirror this machine already uses for bookworm
+# (deb822 or one-line sources), http://deb.debian.org/debian without one:
+# where qemu-src.sh --release 10.2 takes sid's sources from (the same
+# lookup as scripts/deps.sh's, which runs without this file)
+debian_mirror() {
+    local mirror
+    mirror=$(awk 'BEGIN { RS = ""; FS = "\n" }
+        { u = ""; s = 0
+          for (i = 1; i <= NF; i++) {
+              if ($i ~ /^URIs:/) { split($i, a, /[ \t]+/); u = a[2] }
+              if ($i ~ /^Suites:/ && $i ~ /[ \t]bookworm([ \t]|$)/) s = 1
+          }
+          if (s && u != "") { print u; exit } }' /etc/apt/sources.list.d/*.sources 2>/dev/null || true)
+    if [ -z "$mirror" ] && [ -f /etc/apt/sources.list ]; then
+        mirror=$(awk '$1 == "deb" && / bookworm / {
+            for (i = 2; i <= NF; i++) if ($i ~ /^(https?|ftp):/) { print $i; exit } }' \
+            /etc/apt/sources.list || true)
+    fi
+    echo "${mirror:-http://deb.debian.org/debian}"
 }
