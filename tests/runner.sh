@@ -318,11 +318,15 @@ held, unheld, figures = set(), set(), 0
 checked = {}
 for row in rows:
     cell = row.rstrip(" |").split(" | ")[-1]
-    parts = re.split(r"`([a-z0-9-]+)`", cell)
+    # a row's figures belong to the scenario named last before them: other
+    # words in backticks (`full`, `space-kit`) do not end its segment
+    segs, parts = [], re.split(r"`([a-z0-9-]+)`", cell)
     for i in range(1, len(parts), 2):
-        name, seg = parts[i], parts[i + 1]
-        if name not in names:
-            continue
+        if parts[i] in names:
+            segs.append([parts[i], parts[i + 1]])
+        elif segs:
+            segs[-1][1] += "`%s`%s" % (parts[i], parts[i + 1])
+    for name, seg in segs:
         d = record(name)
         if d is None:
             unheld.add(name)
