@@ -20,9 +20,9 @@
 # --base 10.2 (before or after --flavor; smmulab and upstream only): the
 # second base (docs/build.md, "QEMU 10.2: a second base"): QEMU 10.2.x
 # (scripts/qemu-src.sh --release 10.2; QEMU_SRC names a 10.2.x tree or
-# tarball there) with the rebased series patches/qemu-10.2/*.patch, what
-# it needs on 10.2 beyond the rebase (patches/qemu-10.2/port/*.patch) and
-# 10.2's own build fixes (patches/qemu-10.2/compat/*.patch), each applied
+# tarball there) with the rebased series patches/qemu-10.2/*.patch (what
+# a patch needs on 10.2 beyond the rebase folded into it) and 10.2's own
+# build fixes (patches/qemu-10.2/compat/*.patch), each applied
 # with no fuzz, in BUILDDIR/qemu-10.2, result
 # BUILDDIR/qemu-system-aarch64-10.2; the upstream flavor (10.2 with only
 # its build fixes) in BUILDDIR/qemu-10.2-upstream, result
@@ -99,8 +99,7 @@ shopt -s nullglob
 patches=("$SMMULAB_ROOT"/patches/qemu/*.patch "$SMMULAB_ROOT"/patches/qemu/local/*.patch)
 fuzz=()
 if [ "$base" = 10.2 ]; then
-    patches=("$SMMULAB_ROOT"/patches/qemu-10.2/*.patch "$SMMULAB_ROOT"/patches/qemu-10.2/port/*.patch
-             "$SMMULAB_ROOT"/patches/qemu-10.2/compat/*.patch)
+    patches=("$SMMULAB_ROOT"/patches/qemu-10.2/*.patch "$SMMULAB_ROOT"/patches/qemu-10.2/compat/*.patch)
     fuzz=(--fuzz=0)
     [ -n "$(echo "$SMMULAB_ROOT"/patches/qemu-10.2/0*.patch)" ] || die "no patches in patches/qemu-10.2/"
 fi

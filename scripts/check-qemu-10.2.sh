@@ -9,14 +9,16 @@
 #   3. patches/qemu-10.2/ is what scripts/rebase-series-10.2.sh writes from
 #      patches/qemu/ on that source (not compared when QEMU_SRC is set: the
 #      copies are Debian's 10.2.x's);
-#   4. the series, then its build fixes (compat/), applied with no fuzz and
+#   4. the series (its 10.2 amendments folded in), then 10.2's build fix
+#      (compat/), applied with no fuzz and
 #      the project's files overlaid, built with smmulab's configuration
 #      (scripts/build-qemu.sh --base 10.2), and the same 10.2 without them
 #      (--flavor upstream), for the test's cases that need a QEMU without
 #      smmulab (migration to it, opcode 0x07 on it);
 #   5. the tests: the timing unit test, smmuv3-cmdq-test (the model's
-#      qtest), and QEMU's device-introspect-test and qom-test on the built
-#      QEMU.
+#      qtest), QEMU's device-introspect-test and qom-test on the built
+#      QEMU, and the lock-step quanta's bare-metal tests
+#      (tests/quantum-bm.sh).
 # Ends with one line: the counts of passed, failed and skipped test cases
 # and the wall time.  Logs in BUILDDIR/logs/check-qemu-10.2-*.log.
 #
@@ -85,6 +87,9 @@ run_tap test-smmuv3-cmdq-timing tests/unit/test-smmuv3-cmdq-timing --tap
 run_tap smmuv3-cmdq-test tests/qtest/smmuv3-cmdq-test --tap
 run_tap device-introspect-test tests/qtest/device-introspect-test --tap
 run_tap qom-test tests/qtest/qom-test --tap
+# lock-step quanta on the series' bare-metal guests, built from the 10.2 tree
+run_tap quantum-bm bash "$SMMULAB_ROOT/tests/quantum-bm.sh" "$O/qemu-system-aarch64" \
+    "$B/qemu-10.2/src" "$LOGS/check-qemu-10.2-quantum-bm"
 
 t=$((SECONDS - start))
 log "$what, ${summary[*]} (passed/skipped/failed)"

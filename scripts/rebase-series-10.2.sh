@@ -17,8 +17,12 @@
 # scripts/series-mirror.py --resolve.  Any other conflict stops the script
 # with its place: resolve it by hand and record it there (docs/build.md).
 # The patches are written with git format-patch --zero-commit, so a rerun
-# on the same input writes the same bytes.  patches/qemu-10.2/compat/ (the
-# 10.2-only build fixes) and resolutions are left alone.  scripts/series-mirror.py then
+# on the same input writes the same bytes.  What a patch needs on 10.2
+# beyond the rebase (a function 10.2 renamed) is patches/qemu-10.2/amend/
+# NNNN.diff: applied onto the rebased patch NNNN and folded into it, before
+# the patches after it are rebased, so each 10.2 patch builds on its own.
+# patches/qemu-10.2/compat/ (the 10.2-only build fixes), amend/ and
+# resolutions are left alone.  scripts/series-mirror.py then
 # checks that the two copies carry the same changes.
 #
 # The 10.0.x source is Debian's (scripts/qemu-src.sh; QEMU_SRC is not used
@@ -90,7 +94,11 @@ for p in "${patches[@]}"; do
 done
 
 git_r checkout -q -B s10.2 s10.0
-if ! git_r rebase -q --onto base-10.2 base-10.0 s10.2 >"$LOGS/rebase-10.2.log" 2>&1; then
+# The amendments: an exec after the pick of patch NNNN folds amend/NNNN.diff
+# into it (series-mirror.py --amend-todo writes it into the todo list)
+if ! GIT_SEQUENCE_EDITOR="python3 $SMMULAB_ROOT/scripts/series-mirror.py --amend-todo $OUTDIR/amend" \
+        git_r rebase -q -i --onto base-10.2 base-10.0 s10.2 \
+        >"$LOGS/rebase-10.2.log" 2>&1; then
     while [ -d "$R/.git/rebase-merge" ] || [ -d "$R/.git/rebase-apply" ]; do
         mapfile -t unmerged < <(git_r diff --name-only --diff-filter=U)
         [ ${#unmerged[@]} -gt 0 ] || {

@@ -7,7 +7,9 @@
         subject and message) and that, file by file, the copy adds and
         removes the same lines (as multisets: the context and the places
         may differ, that is the rebase).  The only other differences
-        allowed are the hand resolutions of patches/qemu-10.2/resolutions.
+        allowed are the hand resolutions of patches/qemu-10.2/resolutions
+        and the amendments patches/qemu-10.2/amend/NNNN.diff (what patch
+        NNNN needs on 10.2 beyond the rebase, folded into it).
         Prints one line per patch; exits 1 on the first difference, naming
         it, with the command that rewrites the copies.
 
@@ -15,6 +17,10 @@
         The conflict resolver of scripts/rebase-series-10.2.sh: resolve
         FILE's diff3 conflicts in place (see resolve() below); exits 1
         naming a conflict it cannot resolve.
+
+    scripts/series-mirror.py --amend-todo AMEND-DIR TODO
+        The sequence editor of its interactive rebase: after the pick of
+        the NNNN-th patch, an exec line folding AMEND-DIR/NNNN.diff into it.
 
 The copies are written by scripts/rebase-series-10.2.sh, so the check
 fails when patches/qemu/ changed and nobody reran it.
@@ -136,14 +142,16 @@ def resolve(resolutions, path):
              if nrec else ''))
 
 
-def parse_patch(path):
+def parse_patch(path, headers=True):
     """(headers, message, {file: (Counter of removed, Counter of added)})"""
     text = open(path).read()
-    head, _, rest = text.partition('\n---\n')
-    msg = email.message_from_string(head, policy=email.policy.default)
-    subject = re.sub(r'^\[PATCH[^\]]*\]\s*', '', str(msg['Subject']))
-    headers = (str(msg['From']), str(msg['Date']), subject)
-    body = msg.get_payload()
+    body = None
+    if headers:
+        head, _, rest = text.partition('\n---\n')
+        msg = email.message_from_string(head, policy=email.policy.default)
+        subject = re.sub(r'^\[PATCH[^\]]*\]\s*', '', str(msg['Subject']))
+        headers = (str(msg['From']), str(msg['Date']), subject)
+        body = msg.get_payload()
     files = {}
     cur = None
     in_diff = False
@@ -176,6 +184,28 @@ def diff_lines(a, b):
     return rem, add
 
 
+def read_amendment(path):
+    """{file: (Counter of removed, Counter of added)} of a git diff"""
+    return parse_patch(path, headers=False)[2]
+
+
+def amend_todo(amend_dir, todo):
+    """rebase-series-10.2.sh's sequence editor: after the pick of the
+    NNNN-th patch, an exec that folds amend/NNNN.diff into it"""
+    out, n = [], 0
+    for line in open(todo):
+        out.append(line)
+        if line.startswith('pick '):
+            n += 1
+            d = os.path.join(amend_dir, '%04d.diff' % n)
+            if os.path.exists(d):
+                out.append('exec git apply --index %s && git -c user.name='
+                           'smmulab-rebase -c user.email=rebase@smmulab.invalid '
+                           'commit -q --amend --no-edit\n' % d)
+    with open(todo, 'w') as f:
+        f.writelines(out)
+
+
 def mirror(root):
     old_dir = os.path.join(root, 'patches/qemu')
     new_dir = os.path.join(root, 'patches/qemu-10.2')
@@ -187,9 +217,30 @@ def mirror(root):
         sys.exit('patches/qemu-10.2/ does not have the patches of patches/qemu/ '
                  '(%s): %s' % (', '.join(sorted(set(old) ^ set(new))) or 'order', fix))
     unused = read_resolutions(os.path.join(new_dir, 'resolutions'))
-    for name in old:
+    amend_dir = os.path.join(new_dir, 'amend')
+    amends = sorted(os.listdir(amend_dir)) if os.path.isdir(amend_dir) else []
+    for a in amends:
+        if not re.match(r'\d{4}\.diff$', a) or int(a[:4]) > len(old):
+            sys.exit('patches/qemu-10.2/amend/%s: no patch %s in patches/qemu/'
+                     % (a, a[:4]))
+    for num, name in enumerate(old, 1):
         oh, ob, of = parse_patch(os.path.join(old_dir, name))
         nh, nb, nf = parse_patch(os.path.join(new_dir, name))
+        amended = ''
+        if '%04d.diff' % num in amends:
+            # the amendment's lines counted on top of the 10.0 patch: a
+            # line it removes that the patch adds is no longer added
+            for f, (arem, aadd) in read_amendment(
+                    os.path.join(amend_dir, '%04d.diff' % num)).items():
+                orem, oadd = of.setdefault(f, (collections.Counter(),
+                                               collections.Counter()))
+                for line, k in arem.items():
+                    gone = min(k, oadd[line])
+                    oadd[line] -= gone
+                    orem[line] += k - gone
+                oadd.update(aadd)
+                of[f] = (+orem, +oadd)
+            amended = ' (amended: amend/%04d.diff)' % num
         if oh != nh or ob != nb:
             sys.exit('%s: its author, date, subject or message differ in '
                      'patches/qemu-10.2/: %s' % (name, fix))
@@ -218,9 +269,9 @@ def mirror(root):
                     only = list((a - b).elements())[:1] + list((b - a).elements())[:1]
                     sys.exit('%s: %s other lines in %s on 10.2 (first: %r): %s'
                              % (name, what, f, only[0], fix))
-        print('%s: the same changes on 10.2%s'
+        print('%s: the same changes on 10.2%s%s'
               % (name[:4] + ' ' + nh[2],
-                 ' (%d recorded resolution)' % nres if nres else ''))
+                 ' (%d recorded resolution)' % nres if nres else '', amended))
     if unused:
         sys.exit('patches/qemu-10.2/resolutions: an entry for %s is used by '
                  'no patch (stale): remove it' % unused[0]['file'])
@@ -230,6 +281,8 @@ def mirror(root):
 def main():
     if len(sys.argv) == 4 and sys.argv[1] == '--resolve':
         resolve(sys.argv[2], sys.argv[3])
+    elif len(sys.argv) == 4 and sys.argv[1] == '--amend-todo':
+        amend_todo(sys.argv[2], sys.argv[3])
     elif len(sys.argv) <= 2 and not sys.argv[1:2] == ['--resolve']:
         root = sys.argv[1] if len(sys.argv) == 2 else \
             os.path.join(os.path.dirname(os.path.abspath(__file__)), '..')

@@ -1,8 +1,8 @@
 #!/bin/bash
 # The QEMU 10.2 copy of the hook patches (patches/qemu-10.2/), without
 # building: it carries the same changes as patches/qemu/
-# (scripts/series-mirror.py), and it, its port/ and 10.2's build fixes
-# (compat/) apply with no fuzz to the 10.2 source when that is in the cache (SKIP
+# (scripts/series-mirror.py, its amendments aside), and it and 10.2's
+# build fix (compat/) apply with no fuzz to the 10.2 source when that is in the cache (SKIP
 # otherwise: no download here).  TAP output.  The build and the qtests on
 # 10.2 are make check-qemu-10.2 (docs/testing.md).
 #
@@ -30,8 +30,7 @@ fi
 # 2. They apply to the cached 10.2 source with no fuzz: the files they
 # touch copied out, patched in order
 shopt -s nullglob
-patches=("$ROOT"/patches/qemu-10.2/*.patch "$ROOT"/patches/qemu-10.2/port/*.patch
-         "$ROOT"/patches/qemu-10.2/compat/*.patch)
+patches=("$ROOT"/patches/qemu-10.2/*.patch "$ROOT"/patches/qemu-10.2/compat/*.patch)
 shopt -u nullglob
 if ! src=$(env -u QEMU_SRC "$ROOT/scripts/qemu-src.sh" --release 10.2 --cached 2>/dev/null | tail -n1) || \
    [ ! -d "$src" ]; then

@@ -21,6 +21,10 @@
 #  (e) the mode off is today's QEMU: stock icount runs give, bit for bit,
 #      the consoles recorded with the QEMU before the patch
 #      (tests/quantum/README: how they were made).
+#  (f) gdb single-stepping one vCPU while another sits at a breakpoint
+#      (vCont;s:N, gdb's scheduler-locking) completes, and the run ends.
+# The series' bare-metal tests (timers, the counter, idle vCPUs, loadvm):
+# tests/quantum-bm.sh.
 #
 #   tests/quantum.sh BUILDDIR
 set -uo pipefail
@@ -110,6 +114,21 @@ else
     else
         notok "quantum=10000 under gdb (rsp status $grc, $steps steps): $(tr '\n' ';' <"$OUT/gdb.out") $(diff "$OUT/q8.log" "$OUT/q8-gdb.log" 2>&1 | head -n 4 | tr '\n' ' ')"
     fi
+    # gdb under scheduler-locking: another vCPU than the one at the
+    # breakpoint single-steps while it stays stopped
+    port=$((port + 1))
+    map_unmap q8-gdb-other 8 -P 10000 -- -gdb "tcp:127.0.0.1:$port" -S &
+    pid=$!
+    timeout 120 python3 "$ROOT/tests/quantum/gdb-rsp.py" "$port" wait=0.3 \
+        "break=$addr" stepother=3 detach >"$OUT/gdb-other.out" 2>&1
+    grc=$?
+    wait $pid
+    steps=$(grep -c '^stop stepother ' "$OUT/gdb-other.out")
+    if [ $grc = 0 ] && [ "$steps" = 3 ] && ran q8-gdb-other; then
+        ok "quantum=10000: another vCPU single-steps 3 times while the one at a breakpoint stays stopped, and the run ends ($(tr '\n' ';' <"$OUT/gdb-other.out"))"
+    else
+        notok "quantum=10000: stepping another vCPU (rsp status $grc, $steps steps): $(tr '\n' ';' <"$OUT/gdb-other.out") $(cat "$OUT/q8-gdb-other.verdict")"
+    fi
 fi
 
 # (c) one vCPU: the mode is stock icount
@@ -145,8 +164,14 @@ refuse() {
         notok "not refused as expected: $what (status $rc): $(head -n 3 "$err" | tr '\n' ' ')"
     fi
 }
+echo "a replay file of before" >"$OUT/replay.bin"
 refuse "record/replay" "quantum= is incompatible with record/replay" \
     -icount shift=4,sleep=off,quantum=10000,rr=record,rrfile="$OUT/replay.bin"
+if [ "$(cat "$OUT/replay.bin")" = "a replay file of before" ]; then
+    ok "a refused rr=record leaves its file as it was"
+else
+    notok "a refused rr=record changed its file: $(head -c 40 "$OUT/replay.bin" | od -c | head -n 2 | tr '\n' ' ')"
+fi
 refuse "MTTCG" "No MTTCG when icount is enabled" \
     -accel tcg,thread=multi -icount shift=4,sleep=off,quantum=10000
 refuse "sleep=on" "quantum= needs sleep=off" -icount shift=4,quantum=10000

@@ -1111,6 +1111,20 @@ static void test_huge_cost(void)
     qtest_quit(qts);
 }
 
+/*
+ * QEMU without smmulab, the binary SMMULAB_QEMU_UPSTREAM names.  libqtest
+ * calls the function qtest_init_with_env() in QEMU 10.0 and
+ * qtest_init_ext() (with capabilities) in 10.2, the series' two bases.
+ */
+static QTestState *qtest_init_upstream(const char *args)
+{
+#if QEMU_VERSION_MAJOR == 10 && QEMU_VERSION_MINOR == 0
+    return qtest_init_with_env("SMMULAB_QEMU_UPSTREAM", args, true);
+#else
+    return qtest_init_ext("SMMULAB_QEMU_UPSTREAM", args, NULL, true);
+#endif
+}
+
 static void wait_migration(QTestState *qts)
 {
     for (;;) {
@@ -1265,9 +1279,8 @@ static void migrate_to_upstream(const char *props, uint32_t retired,
     wait_migration(src);
     qtest_quit(src);
 
-    dst = qtest_init_with_env("SMMULAB_QEMU_UPSTREAM",
-                              "-M virt,iommu=smmuv3 -display none -nic none "
-                              "-incoming defer", true);
+    dst = qtest_init_upstream("-M virt,iommu=smmuv3 -display none -nic none "
+                              "-incoming defer");
     if (!expect_ok) {
         qtest_set_expected_status(dst, 1);
     }
@@ -2823,9 +2836,8 @@ static void check_opcode_07(QTestState *qts, int64_t ns)
 static void test_opcode_07(void)
 {
     if (g_getenv("SMMULAB_QEMU_UPSTREAM")) {
-        check_opcode_07(qtest_init_with_env("SMMULAB_QEMU_UPSTREAM",
-                                            "-M virt,iommu=smmuv3 "
-                                            "-display none -nic none", true),
+        check_opcode_07(qtest_init_upstream("-M virt,iommu=smmuv3 "
+                                            "-display none -nic none"),
                         0);
     }
     check_opcode_07(smmu_start("-global arm-smmuv3.cmdqs=8"), 0);

@@ -8,6 +8,9 @@ Actions, in order:
     break=ADDR     continue until the guest reaches ADDR (a breakpoint)
     step=N         step the stopped vCPU N instructions, timers and
                    interrupts on (qqemu.sstep=1), printing the PC after each
+    stepother=N    step another vCPU N instructions (vCont;s:ID, as gdb
+                   does under scheduler-locking) while the one that
+                   stopped stays stopped; fails after 30 s without a stop
     detach         detach: the guest runs on
 Prints one line per stop: "stop <how> thread <id> pc 0x<pc>".
 """
@@ -28,6 +31,7 @@ class RSP:
                     raise
                 time.sleep(0.1)
         self.buf = b""
+        self.thread = None
 
     def _byte(self):
         while not self.buf:
@@ -63,6 +67,14 @@ class RSP:
         self.send(payload)
         return self.recv()
 
+    def threads(self):
+        ids = []
+        reply = self.cmd("qfThreadInfo")
+        while reply.startswith("m"):
+            ids += reply[1:].split(",")
+            reply = self.cmd("qsThreadInfo")
+        return ids
+
     def pc(self):
         reply = self.cmd("p20")
         return int.from_bytes(bytes.fromhex(reply), "little")
@@ -72,6 +84,7 @@ class RSP:
         for field in reply[3:].split(";"):
             if field.startswith("thread:"):
                 thread = field[7:]
+        self.thread = thread
         print("stop %s thread %s pc 0x%x" % (how, thread, self.pc()),
               flush=True)
 
@@ -98,6 +111,19 @@ def main():
             assert g.cmd("Qqemu.sstep=1") == "OK"
             for _ in range(int(arg)):
                 g.report("step", g.cmd("s"))
+        elif name == "stepother":
+            other = [t for t in g.threads() if t != g.thread][0]
+            assert g.cmd("Hg" + other) == "OK"
+            g.s.settimeout(30)
+            for _ in range(int(arg)):
+                try:
+                    reply = g.cmd("vCont;s:" + other)
+                except socket.timeout:
+                    print("stop stepother thread %s: none in 30 s" % other,
+                          flush=True)
+                    sys.exit(1)
+                g.report("stepother", reply)
+            g.s.settimeout(None)
         elif name == "detach":
             g.cmd("D")
         else:
