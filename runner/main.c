@@ -15,9 +15,11 @@
  * The options of old (--check, --list, --report DIR, --merge, --resume
  * DIR, --metrics) still work.  Every subcommand has its own --help.
  *
- * Exit status: 0 all runs ok; 3 some run failed (the report says which);
- * 128 + N after signal N (the running QEMU is killed, the report written);
- * 2 bad scenario or usage; 1 anything else.
+ * Exit status (every command; docs/scenarios.md has the table): 0 ok; 3
+ * some run failed (the report says which); 2 a bad command line, or a file
+ * or directory it names refused; 1 anything else (a runs.json that cannot
+ * be read or written); 128 + N after signal N (the running QEMU is killed,
+ * the report written).
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -32,11 +34,12 @@
 #include "run-cmd.h"
 #include "scenario.h"
 
-#define EXIT_TEXT "Exit status: 0 every run ok; 3 some run failed (the " \
-    "report says which); 2 a bad scenario, a refused variant or --out, or " \
-    "bad usage (one line on stderr); 128 + N after signal N (the running " \
-    "QEMU is killed, the report of what ended written: complete it with " \
-    "resume); 1 anything else.  docs/scenarios.md has the whole story."
+#define EXIT_TEXT "Exit status (every command): 0 ok; 3 some run failed " \
+    "(the report says which); 2 a bad command line, or a file or " \
+    "directory it names refused (one line on stderr); 1 anything else (a " \
+    "runs.json that cannot be read or written); 128 + N after signal N (the " \
+    "running QEMU is killed, the report of what ended written: complete " \
+    "it with resume).  docs/scenarios.md, \"Exit status\"."
 
 /* Which options a command takes */
 enum {
