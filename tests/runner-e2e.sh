@@ -465,5 +465,29 @@ PY
 else
     notok "quantum: not parallel: $out"
 fi
+# README's first A/B as it stands there: run whole (10 boots, about 80 s),
+# its primary line the one README quotes when the Image is the one README
+# names (else of that shape), and resume of the finished directory runs
+# nothing and gives the report again
+awk '/^## Your first A\/B/ { s = 1 } s && /^```ini$/ { b = 1; next }
+     b && /^```$/ { exit } b { print }' README.md >"$OUT/first.ini"
+(cd "$OUT" && "$RUN" check first.ini >first-check.out 2>&1 &&
+ "$RUN" run --build "$B" --out ab first.ini >first.out 2>first.err)
+rc=$?
+check "first A/B: check, then run: exit 0 (got $rc)" [ $rc = 0 ]
+line=$(grep -m1 '^  fair vs legacy: driver: exclusive trylocks failed (%) shift ' "$OUT/ab/report.txt")
+quoted=$(sed -n '/^## Your first A\/B/,/^## The main job/p' README.md | grep -m1 '^  fair vs legacy: ')
+image=$(sed -n 's/.*line that may say DIFFERENT.  Here (Image \([0-9a-f]*\)) it said:.*/\1/p' README.md)
+built=$(sha256sum "$B/guest/Image" | cut -c1-12)
+if [ -n "$line" ] && { [ "$line" = "$quoted" ] || { [ -n "$image" ] && [ "$built" != "$image" ]; }; }; then
+    ok "first A/B: the primary line$([ "$line" = "$quoted" ] && echo " README quotes" || echo " (Image $built, README's $image: not compared)"): ${line#  }"
+else
+    notok "first A/B: primary line '$line', README quotes '$quoted' (Image $built, README's $image)"
+fi
+(cd "$OUT" && "$RUN" resume --build "$B" ab >first-resume.out 2>&1)
+rc=$?
+check "first A/B: resume of the finished run: exit 0 (got $rc), nothing to run" \
+    sh -c "[ $rc = 0 ] && grep -q 'resuming: 10 of them ended already, 0 to run' '$OUT/first-resume.out'"
+
 echo "1..$n"
 [ $fails = 0 ]

@@ -528,7 +528,25 @@ else
     notok "README's example: $out"
 fi
 
-# README's table of the upstream threads holds figures of named runs:
+# README's first A/B is a scenario check takes as it is (runner-e2e runs
+# it), and its claims table and results.md's are what scripts/claims.py
+# makes from the recorded runs (each record held to its plan and report)
+awk '/^## Your first A\/B/ { s = 1 } s && /^```ini$/ { b = 1; next }
+     b && /^```$/ { exit } b { print }' README.md >"$tmp/first.ini"
+if [ -s "$tmp/first.ini" ] && out=$("$RUN" check "$tmp/first.ini" 2>&1) &&
+   echo "$out" | grep -q "^$tmp/first.ini: ok: .* 10 boots"; then
+    ok "README's first A/B: $(echo "$out" | head -n1 | sed 's/^[^:]*: ok: //')"
+else
+    notok "README's first A/B: $out"
+fi
+if out=$(python3 scripts/claims.py check "$RUN" 2>&1); then
+    ok "claims tables: $out"
+else
+    notok "claims tables: $out"
+fi
+
+# docs/start.md's table of the upstream threads (README's before issue
+# 41, in words) holds figures of named runs:
 # each shipped scenario named in a row (`NAME`, configs/NAME.ini) whose run
 # is recorded (tests/readme/NAME/: runs.json, or runs.json.gz, and the
 # report.txt it gives; default's is the main-job golden) is held to that
@@ -537,7 +555,7 @@ fi
 # from its runs as recorded, and every "mean [min..max]" and "p = P" the row
 # gives after the name (up to the next name) is in that report.  Names
 # without a record are listed in the result line.
-if out=$(python3 - "$RUN" README.md 2>&1 <<'PY'
+if out=$(python3 - "$RUN" docs/start.md 2>&1 <<'PY'
 import gzip, json, os, re, subprocess, sys, tempfile, shutil
 run, readme = sys.argv[1:]
 def load_runs(d):
@@ -555,11 +573,11 @@ def record(name):
 text = open(readme).read()
 m = re.search(r"\n## The four upstream threads\n(.*?)\n\n\*\*", text, re.S)
 if not m:
-    sys.exit("README has no threads table")
+    sys.exit(readme + " has no threads table")
 rows = [l for l in m.group(1).split("\n")
         if l.startswith("| ") and not l.startswith("| thread") and not l.startswith("|---")]
 if not rows:
-    sys.exit("README's threads table has no rows")
+    sys.exit("the threads table has no rows")
 held, unheld, figures = set(), set(), 0
 checked = {}
 for row in rows:
@@ -606,18 +624,18 @@ for row in rows:
         for f in re.findall(r"-?[0-9][0-9.]* \[-?[0-9][0-9.]*\.\.-?[0-9][0-9.]*\]", seg):
             figures += 1
             if f not in rep:
-                sys.exit("README's table, %s: %s is not in %s/report.txt" % (name, f, d))
+                sys.exit("the threads table, %s: %s is not in %s/report.txt" % (name, f, d))
         for pv in re.findall(r"\bp = ([0-9][0-9.e-]*[0-9])", seg):
             figures += 1
             if "p=" + pv not in rep:
-                sys.exit("README's table, %s: p = %s is not in %s/report.txt" % (name, pv, d))
+                sys.exit("the threads table, %s: p = %s is not in %s/report.txt" % (name, pv, d))
 print("%d figures of %s held to their recorded runs; not recorded: %s"
       % (figures, ", ".join(sorted(held)), ", ".join(sorted(unheld)) or "none"))
 PY
 ); then
-    ok "README's threads table: $out"
+    ok "docs/start.md's threads table: $out"
 else
-    notok "README's threads table: $out"
+    notok "docs/start.md's threads table: $out"
 fi
 
 # The space wait compared like with like: runs recorded under
