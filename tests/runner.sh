@@ -415,6 +415,15 @@ if [ $rc = 6 ] && grep -q 'verdict: misconfigured.*nosuchparam' "$tmp/boot.out" 
 else
     notok "boot.sh with a refused parameter: exit $rc: $(tail -qn 2 "$tmp/boot.out" "$tmp/boot.err")"
 fi
+# check refuses a value the Image's own list refuses, for the kit's early
+# parameters too (their choices read from the setup functions)
+if [ -f "$B/guest/Image.params" ]; then
+    printf '[scenario]\nrepeat=1\n[workload]\nkind=none\n[variants]\nglobal=\nhashd=iommu.probe_lock=hashd\n' >"$tmp/hashd.ini"
+    one_line "check of iommu.probe_lock=hashd" 2 "iommu.probe_lock=hashd: not a value it takes (hashed, global)" \
+        "$RUN" check --build "$B" "$tmp/hashd.ini"
+else
+    ok "# SKIP check of iommu.probe_lock=hashd: no $B/guest/Image.params"
+fi
 # help names each tool with its real usage: every option it shows is the
 # tool's, every argument in the tool's own usage line; and make run
 # (build-main) builds each tool help and README name
