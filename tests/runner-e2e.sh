@@ -392,8 +392,8 @@ check "QMP over the abstract socket: every e2e run has the model's counters" \
 P=$B/guest/Image.params
 check "Image.params: cmdq_lock a choice of fair and legacy, fair by default" \
     grep -qP '^arm_smmu_v3\.cmdq_lock\tchoice\tfair\tfair\|legacy$' "$P"
-check "Image.params: tlbi_max_pages a uint, 0; iommu.probe_lock early; watchdog_thresh a __setup" \
-    sh -c "grep -qP '^arm_smmu_v3\.tlbi_max_pages\tuint\t0\t-$' '$P' && grep -qP '^iommu\.probe_lock\tearly\t' '$P' && grep -qP '^watchdog_thresh\tsetup\t' '$P'"
+check "Image.params: tlbi_max_pages a uint, 0; iommu.probe_lock a choice of hashed and global, global by default (read from its setup function); probe_lock_buckets early; watchdog_thresh a __setup" \
+    sh -c "grep -qP '^arm_smmu_v3\.tlbi_max_pages\tuint\t0\t-$' '$P' && grep -qP '^iommu\.probe_lock\tchoice\tglobal\thashed\|global$' '$P' && grep -qP '^iommu\.probe_lock_buckets\tearly\t' '$P' && grep -qP '^watchdog_thresh\tsetup\t' '$P'"
 "$RUN" --build "$B" --check configs/default.ini >"$OUT/check-params.out" 2>&1
 check "--check prints each variant's parameters as they will run" \
     grep -q '^  variant legacy: arm_smmu_v3.cmdq_lock=legacy' "$OUT/check-params.out"
