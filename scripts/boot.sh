@@ -26,6 +26,8 @@
 #     -S FILE      write the model's x-cmdq-stats (JSON, read over QMP after
 #                  the guest powers off) to FILE
 #     -q           do not echo the console
+#     -U           unchecked: boot the parameters of -a as given, without the
+#                  checks below (to see the kernel's own answer to a bad one)
 #     -G PORT      stop at the first soft lockup under QEMU's gdbstub: the
 #                  guest panics there (softlockup_panic=1), QEMU starts
 #                  halted and waits for gdb on tcp::PORT; attach with the
@@ -39,7 +41,8 @@
 # The kernel parameters of -a are checked as the runner checks them: before
 # the boot against the Image's own list (IMAGE.params, beside it when
 # build-kernel.sh built it), and after it against what the kernel said it
-# ran (its command line, its refusals, the kit's variant lines).
+# ran (its command line, its refusals, the kit's variant lines); -U skips
+# both.
 #
 # Exit status: 0 the guest ran its workload and powered off (RESULT
 # status=ok), or -h/--help; 1 the workload reported an error; 2 kernel
@@ -66,11 +69,12 @@ icount=""
 quantum=""
 initrd=""
 gdbport=""
+unchecked=0
 usage() { sed -n '2,/^set -e/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
 # bad usage: one line, and an exit status of its own (not QEMU's 4)
 bad() { echo "$_tag: error: $*" >&2; exit 5; }
 case ${1:-} in -h|--help) usage; exit 0 ;; esac
-while getopts ":b:w:T:a:s:t:c:m:k:i:l:S:Q:I:P:G:qh" opt; do
+while getopts ":b:w:T:a:s:t:c:m:k:i:l:S:Q:I:P:G:qUh" opt; do
     case $opt in
     b) B=$OPTARG ;;
     w) workload=$OPTARG ;;
@@ -89,6 +93,7 @@ while getopts ":b:w:T:a:s:t:c:m:k:i:l:S:Q:I:P:G:qh" opt; do
     P) quantum=$OPTARG ;;
     G) gdbport=$OPTARG ;;
     q) quiet=1 ;;
+    U) unchecked=1 ;;
     h) usage; exit 0 ;;
     :) bad "-$OPTARG needs a value (scripts/boot.sh --help)" ;;
     *) bad "-$OPTARG: no such option (scripts/boot.sh --help)" ;;
@@ -111,7 +116,7 @@ mkdir -p "$(dirname "$logf")"
 # A parameter the kernel does not know, or a value it refuses, would be
 # dropped without a word: refused here, as the runner refuses it
 kparams_tool=$B/runner/smmulab-kparams
-if [ -n "${append// /}" ] && [ -f "$kernel.params" ]; then
+if [ $unchecked = 0 ] && [ -n "${append// /}" ] && [ -f "$kernel.params" ]; then
     [ -x "$kparams_tool" ] || bad "$kparams_tool missing; build first (make build)"
     why=$("$kparams_tool" --check "$kernel.params" "$append" 2>&1 >/dev/null) ||
         bad "-a:${why#smmulab-kparams:}"
@@ -205,7 +210,7 @@ elif [ $rc != 0 ]; then
     log "verdict: QEMU exited with status $rc after ${secs}s: $(grep -m1 -i 'qemu-system-aarch64:' "$logf" || true) (log: $logf)"
     exit 4
 elif grep -q '^RESULT status=ok' "$logf" &&
-     ! why=$(if [ -n "${append// /}" ] && [ -x "$kparams_tool" ]; then
+     ! why=$(if [ $unchecked = 0 ] && [ -n "${append// /}" ] && [ -x "$kparams_tool" ]; then
                  "$kparams_tool" --verify "$logf" "$append" 2>&1 >/dev/null
              fi); then
     # the kernel's own word: not the parameters asked for

@@ -400,7 +400,7 @@ check msi-on "every CMD_SYNC completed by MSI, no CONS read while busy" \
 check msi-off "no MSI, CONS polled" \
     "$(mstat msi-off msi-writes) == 0 && $(mstat msi-off cons-reads-busy) > 0"
 
-boot bogus-variants 0 -w none -a "arm_smmu_v3.cmdq_lock=bogus arm_smmu_v3.cmdq_wait=bogus iommu.probe_lock=bogus iommu.alias_walk=bogus arm_smmu_v3.walk_flush=bogus arm_smmu_v3.cmdq_alloc=bogus arm_smmu_v3.cmdq_poll=bogus iommu.probe_lock_buckets=5"
+boot bogus-variants 0 -w none -U -a "arm_smmu_v3.cmdq_lock=bogus arm_smmu_v3.cmdq_wait=bogus iommu.probe_lock=bogus iommu.alias_walk=bogus arm_smmu_v3.walk_flush=bogus arm_smmu_v3.cmdq_alloc=bogus arm_smmu_v3.cmdq_poll=bogus iommu.probe_lock_buckets=5"
 has bogus-variants "walk_flush=bogus refused" "\`bogus' invalid for parameter \`arm_smmu_v3.walk_flush'"
 has bogus-variants "cmdq_alloc=bogus refused" "\`bogus' invalid for parameter \`arm_smmu_v3.cmdq_alloc'"
 has bogus-variants "probe_lock_buckets=5 refused" 'iommu.probe_lock_buckets=5: not a power of two from 1 to 256, using 64'
