@@ -893,11 +893,14 @@ int smmulab_record_merge(char **dirs, int n, const char *out,
         g_autofree char *gaps = index_list(seen, total, &missing);
 
         if (missing && !partial) {
+            g_autofree char *where = n == 1 ? g_strdup_printf("not in %s",
+                dirs[0]) : g_strdup_printf("in none of the %d directories",
+                                           n);
+
             fprintf(stderr, "smmulab-run: merge: boot(s) %s of the plan's "
-                    "%u are in none of the %d director%s (a shard "
-                    "missing?): merge every shard, or add --partial for a "
-                    "report of the %u there are\n", gaps, total, n,
-                    n == 1 ? "y" : "ies", total - missing);
+                    "%u are %s (a shard missing?): merge every shard, or "
+                    "add --partial for a report of the %u there are\n",
+                    gaps, total, where, total - missing);
             return 2;
         }
         if (missing) {
