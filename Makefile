@@ -46,10 +46,13 @@ $(BUILD)/build.ninja: | deps
 build: deps $(BUILD)/build.ninja
 	$(MESON) compile -C $(BUILD)
 
-# What a scenario needs: the smmulab QEMU, the guest and the runner (not the
-# ASan and upstream QEMUs that only tests and benchmarks use)
+# What a scenario needs: the smmulab QEMU, the guest, the runner and the
+# host tools it and scripts/boot.sh call (not the ASan and upstream QEMUs
+# that only tests and benchmarks use)
+HOST_TOOLS = smmulab-run runner/smmulab-lockups runner/smmulab-stats \
+	runner/smmulab-topology:executable runner/smmulab-kparams:executable
 build-main: deps $(BUILD)/build.ninja
-	$(MESON) compile -C $(BUILD) qemu-system-aarch64 smmulab-run initramfs
+	$(MESON) compile -C $(BUILD) qemu-system-aarch64 initramfs $(HOST_TOOLS)
 
 # SEED=N: the scenario's seed instead of the file's (icount: another sample)
 RUN_OPTS = $(if $(SEED),--seed $(SEED))

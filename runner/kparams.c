@@ -20,6 +20,7 @@ typedef struct Vmlinux {
     GArray *secs;               /* GElf_Shdr of the allocated sections */
     GHashTable *syms;           /* name -> address (guint64 *) */
     GHashTable *relative;       /* address -> R_AARCH64_RELATIVE addend */
+    GHashTable *fn_size;        /* a function's address -> its size */
 } Vmlinux;
 
 #define R_AARCH64_RELATIVE_ 1027
@@ -127,6 +128,8 @@ static gboolean vmlinux_open(Vmlinux *v, int fd, const char *path,
     v->syms = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
     v->relative = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free,
                                         g_free);
+    v->fn_size = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free,
+                                       g_free);
     while ((scn = elf_nextscn(v->elf, scn))) {
         GElf_Shdr sh;
         Elf_Data *d;
@@ -153,6 +156,13 @@ static gboolean vmlinux_open(Vmlinux *v, int fd, const char *path,
                 a = g_new(guint64, 1);
                 *a = s.st_value;
                 g_hash_table_replace(v->syms, g_strdup(name), a);
+                if (GELF_ST_TYPE(s.st_info) == STT_FUNC && s.st_size) {
+                    guint64 *k = g_new(guint64, 1), *z = g_new(guint64, 1);
+
+                    *k = s.st_value;
+                    *z = s.st_size;
+                    g_hash_table_replace(v->fn_size, k, z);
+                }
             }
         }
         if (sh.sh_type == SHT_RELA && (d = elf_getdata(scn, NULL))) {
@@ -187,6 +197,7 @@ static void vmlinux_close(Vmlinux *v)
         g_array_unref(v->secs);
         g_hash_table_unref(v->syms);
         g_hash_table_unref(v->relative);
+        g_hash_table_unref(v->fn_size);
     }
     if (v->elf) {
         elf_end(v->elf);
@@ -269,6 +280,7 @@ static void kparams_add(SmmulabKParams *kp, SmmulabKParam *k)
 #define KP_ARG 32
 /* struct obs_kernel_param: str, setup_func, early */
 #define SETUP_SIZE 24
+#define SETUP_FUNC 8
 #define SETUP_EARLY 16
 /* The kit's struct arm_smmu_choice: int val; names; int nr_names */
 #define CHOICE_VAL 0
@@ -346,6 +358,83 @@ static void param_type(const Vmlinux *v, SmmulabKParam *k, guint64 ops,
     }
 }
 
+/*
+ * The strings setup function @fn (arm64 code) takes the address of: each
+ * ADRP Xd, page followed by ADD Xd, Xd, #off
+ */
+static GPtrArray *setup_strings(const Vmlinux *v, guint64 fn)
+{
+    GPtrArray *out = g_ptr_array_new_with_free_func(g_free);
+    guint64 *size = g_hash_table_lookup(v->fn_size, &fn);
+    guint64 page[32] = { 0 }, pc;
+
+    for (pc = fn; size && *size <= 4096 && pc < fn + *size; pc += 4) {
+        guint32 insn;
+
+        if (!read_at(v, pc, &insn, 4)) {
+            break;
+        }
+        insn = GUINT32_FROM_LE(insn);
+        if ((insn & 0x9f000000) == 0x90000000) {            /* ADRP */
+            gint64 imm = ((insn >> 5) & 0x7ffff) << 2 | ((insn >> 29) & 3);
+
+            imm = (imm ^ (1 << 20)) - (1 << 20);            /* 21 bits */
+            page[insn & 0x1f] = (pc & ~0xfffULL) + (imm << 12);
+        } else if ((insn & 0xff800000) == 0x91000000) {     /* ADD imm */
+            guint rn = (insn >> 5) & 0x1f;
+            guint64 off = ((insn >> 10) & 0xfff) << ((insn >> 22 & 1) * 12);
+            char *str;
+
+            if (rn != 31 && page[rn] &&
+                (str = read_str(v, page[rn] + off))) {
+                g_ptr_array_add(out, str);
+            }
+            page[insn & 0x1f] = 0;
+        }
+    }
+    return out;
+}
+
+/*
+ * An early or __setup() parameter whose setup function warns "NAME=%s:
+ * unknown, using DEFAULT" (the kit's iommu.probe_lock, iommu.alias_walk)
+ * takes only the words it compares with: a choice of those, DEFAULT in
+ * force.  Any other keeps its type, and its values are not checked.
+ */
+static void setup_choice(const Vmlinux *v, SmmulabKParam *k, guint64 fn)
+{
+    g_autoptr(GPtrArray) strs = setup_strings(v, fn);
+    g_autofree char *warn = g_strdup_printf("%s=%%s: unknown, using ",
+                                            k->name);
+    g_autoptr(GPtrArray) vals = g_ptr_array_new_with_free_func(g_free);
+    char *def = NULL;
+    guint i;
+
+    for (i = 0; i < strs->len; i++) {
+        const char *s = g_ptr_array_index(strs, i);
+        const char *w = strstr(s, warn);
+
+        if (w) {        /* after a KERN_ level and pr_fmt's "iommu: " */
+            def = g_strndup(w + strlen(warn), strcspn(w + strlen(warn),
+                                                      " \n"));
+        } else if (s[strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789_-")]
+                   == '\0' && !g_ptr_array_find_with_equal_func(vals, s,
+                                                 g_str_equal, NULL)) {
+            g_ptr_array_add(vals, g_strdup(s));
+        }
+    }
+    if (!def || !vals->len ||
+        !g_ptr_array_find_with_equal_func(vals, def, g_str_equal, NULL)) {
+        g_free(def);
+        return;
+    }
+    g_free(k->type);
+    k->type = g_strdup("choice");
+    k->def = def;
+    g_ptr_array_add(vals, NULL);
+    k->values = (GStrv)g_ptr_array_free(g_steal_pointer(&vals), FALSE);
+}
+
 SmmulabKParams *smmulab_kparams_from_vmlinux(const char *vmlinux,
                                              GError **err)
 {
@@ -410,6 +499,7 @@ SmmulabKParams *smmulab_kparams_from_vmlinux(const char *vmlinux,
         }
         k->name = s;
         k->type = g_strdup(early ? "early" : "setup");
+        setup_choice(&v, k, read_ptr(&v, a + SETUP_FUNC));
         kparams_add(kp, k);
     }
     ok = TRUE;

@@ -7,7 +7,9 @@
  * its Image, KERNEL.params: every module and core parameter (struct
  * kernel_param, its type from its ops, and for the kit's choices
  * (struct arm_smmu_choice) the values it accepts and its default), and
- * every __setup() and early_param() name.  The list comes from the built
+ * every __setup() and early_param() name; one whose setup function warns
+ * "NAME=%s: unknown, using DEFAULT" (the kit's iommu.probe_lock and
+ * iommu.alias_walk) is a choice of the words that function compares with.  The list comes from the built
  * kernel itself, so it follows the kit's patches and a tree of one's own.
  *
  * Before a boot it refuses a parameter the kernel does not know (a typo

@@ -15,9 +15,11 @@
  * The options of old (--check, --list, --report DIR, --merge, --resume
  * DIR, --metrics) still work.  Every subcommand has its own --help.
  *
- * Exit status: 0 all runs ok; 3 some run failed (the report says which);
- * 128 + N after signal N (the running QEMU is killed, the report written);
- * 2 bad scenario or usage; 1 anything else.
+ * Exit status (every command; docs/scenarios.md has the table): 0 ok; 3
+ * some run failed (the report says which); 2 a bad command line, or a file
+ * or directory it names refused; 1 anything else (a runs.json that cannot
+ * be read or written); 128 + N after signal N (the running QEMU is killed,
+ * the report written).
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -32,17 +34,18 @@
 #include "run-cmd.h"
 #include "scenario.h"
 
-#define EXIT_TEXT "Exit status: 0 every run ok; 3 some run failed (the " \
-    "report says which); 2 a bad scenario, a refused variant or --out, or " \
-    "bad usage (one line on stderr); 128 + N after signal N (the running " \
-    "QEMU is killed, the report of what ended written: complete it with " \
-    "resume); 1 anything else.  docs/scenarios.md has the whole story."
+#define EXIT_TEXT "Exit status (every command): 0 ok; 3 some run failed " \
+    "(the report says which); 2 a bad command line, or a file or " \
+    "directory it names refused (one line on stderr); 1 anything else (a " \
+    "runs.json that cannot be read or written); 128 + N after signal N (the " \
+    "running QEMU is killed, the report of what ended written: complete " \
+    "it with resume).  docs/scenarios.md, \"Exit status\"."
 
 /* Which options a command takes */
 enum {
     O_BUILD = 1 << 0, O_OUT = 1 << 1, O_TOPO = 1 << 2, O_REPEAT = 1 << 3,
     O_SEED = 1 << 4, O_TRACE = 1 << 5, O_NOCTL = 1 << 6, O_CAP = 1 << 7,
-    O_SHARD = 1 << 8, O_ONLY = 1 << 9,
+    O_SHARD = 1 << 8, O_ONLY = 1 << 9, O_PARTIAL = 1 << 10,
     O_PLAN = O_BUILD | O_TOPO | O_REPEAT | O_SEED | O_NOCTL | O_SHARD | O_ONLY,
     O_RUN = O_PLAN | O_OUT | O_TRACE | O_CAP,
 };
@@ -79,6 +82,9 @@ static GOptionEntry *entries_for(SmmulabOpts *o, guint mask)
           "only boots I, I+N, I+2N... of the plan", "I/N" } },
         { O_ONLY, { "only", 0, 0, G_OPTION_ARG_STRING, &o->only,
           "only these boots of the plan", "K[,K...]" } },
+        { O_PARTIAL, { "partial", 0, 0, G_OPTION_ARG_NONE, &o->partial,
+          "merge even when boots of the plan are in none of the "
+          "directories (they are named on stderr)", NULL } },
     };
     GOptionEntry *e = g_new0(GOptionEntry, G_N_ELEMENTS(all) + 1);
     guint i, n = 0;
@@ -144,8 +150,14 @@ static int usage(const char *cmd, const char *params)
 static int cmd_report(const char *dir)
 {
     g_autoptr(GError) err = NULL;
-    g_autofree char *text = smmulab_report_from_dir(dir, &err);
+    g_autofree char *text = NULL;
 
+    /* as resume DIR: no directory 2, no readable runs.json 1 */
+    if (!g_file_test(dir, G_FILE_TEST_IS_DIR)) {
+        fprintf(stderr, "smmulab-run: report %s: no such directory\n", dir);
+        return 2;
+    }
+    text = smmulab_report_from_dir(dir, &err);
     if (!text) {
         fprintf(stderr, "smmulab-run: %s\n", err->message);
         return 1;
@@ -156,9 +168,9 @@ static int cmd_report(const char *dir)
     return 0;
 }
 
-static int cmd_merge(const char *out, int n, char **dirs)
+static int cmd_merge(const char *out, int n, char **dirs, gboolean partial)
 {
-    int rc = smmulab_record_merge(dirs, n, out);
+    int rc = smmulab_record_merge(dirs, n, out, partial);
     g_autoptr(GError) err = NULL;
     g_autofree char *text = NULL;
 
@@ -209,17 +221,23 @@ static const struct {
     { "shard", "I/N SCENARIO.ini", "run boots I, I+N, I+2N... of the plan "
       "(merge the shards' directories later)" },
     { "report", "DIR", "remake DIR's report from its runs.json" },
-    { "merge", "--out DIR SHARD_DIR...", "the runs of shards of one plan "
-      "into DIR, in plan order, and their report" },
+    { "merge", "--out DIR [--partial] SHARD_DIR...", "the runs of shards "
+      "of one plan into DIR, in plan order, and their report (refused "
+      "when boots of the plan are missing, unless --partial)" },
     { "resume", "DIR", "complete an interrupted run: the boots DIR's "
       "runs.json lacks, with the scenario, seed, repeat and shard recorded "
       "there, then the report" },
     { "metrics", "", "every metric id a scenario's primary= takes" },
-    { "lockups", "LOG...", "where every CPU was at each soft lockup of a "
-      "console log (smmulab-lockups)" },
-    { "stats", "SOCKET", "a running QEMU's model counters (smmulab-stats)" },
-    { "topology", "WORKLOAD", "a workload's machine (smmulab-topology)" },
-    { "kparams", "VMLINUX [OUT]", "a kernel's parameters from its vmlinux "
+    /* the tools' own usage lines: tests/runner.sh holds them to each --help */
+    { "lockups", "[--dwarf FILE] [--json] [--all] LOG...", "where every CPU "
+      "was at each soft lockup of a console log (smmulab-lockups)" },
+    { "stats", "--qmp SOCKET [--wait-shutdown SECONDS] [--quit]", "a "
+      "running QEMU's model counters (smmulab-stats)" },
+    { "topology", "[--file FILE] WORKLOAD [KEY=VALUE...]", "a workload's "
+      "machine (smmulab-topology)" },
+    { "kparams", "VMLINUX [OUT] | --check LIST 'COMMAND LINE' | --verify "
+      "LOG 'COMMAND LINE'", "a kernel's parameters from its vmlinux; a "
+      "command line checked against them, or against a boot's console "
       "(smmulab-kparams)" },
 };
 
@@ -263,7 +281,7 @@ static int legacy(SmmulabOpts *o, int argc, char **argv, int argc0,
           "print the version and exit", NULL },
         { NULL }
     };
-    g_autofree GOptionEntry *e = entries_for(o, O_RUN);
+    g_autofree GOptionEntry *e = entries_for(o, O_RUN | O_PARTIAL);
     g_autoptr(GOptionContext) ctx = g_option_context_new(
         "SCENARIO.ini - boot the variants of a scenario and report "
         "(smmulab-run help: every command)");
@@ -289,10 +307,13 @@ static int legacy(SmmulabOpts *o, int argc, char **argv, int argc0,
     if (!opts_valid(o)) {
         return 2;
     }
+    if (o->partial && !merge) {
+        return usage("merge", "--out DIR [--partial] SHARD_DIR...");
+    }
     if (merge) {
         return argc < 2 || !o->out ?
-               usage("merge", "--out DIR SHARD_DIR...") :
-               cmd_merge(o->out, argc - 1, argv + 1);
+               usage("merge", "--out DIR [--partial] SHARD_DIR...") :
+               cmd_merge(o->out, argc - 1, argv + 1, o->partial);
     }
     if (report) {
         return cmd_report(report);
@@ -346,12 +367,13 @@ int main(int argc, char **argv)
                !strcmp(cmd, "run") || !strcmp(cmd, "shard") ? O_RUN :
                !strcmp(cmd, "check") || !strcmp(cmd, "list") ? O_PLAN :
                !strcmp(cmd, "resume") ? O_BUILD | O_TRACE | O_CAP :
-               !strcmp(cmd, "merge") ? O_OUT : 0, &o, &argc, &argv)) {
+               !strcmp(cmd, "merge") ? O_OUT | O_PARTIAL : 0, &o, &argc,
+               &argv)) {
         return 2;
     }
     if (!strcmp(cmd, "merge")) {
         return argc < 2 || !o.out ? usage(cmd, commands[i].params) :
-               cmd_merge(o.out, argc - 1, argv + 1);
+               cmd_merge(o.out, argc - 1, argv + 1, o.partial);
     } else if (!strcmp(cmd, "metrics")) {
         return argc != 1 ? usage(cmd, "") : cmd_metrics();
     } else if (!strcmp(cmd, "shard")) {

@@ -484,6 +484,21 @@ char *report_fmt(double v, int decimals)
     return g_strdup_printf("%.*f", decimals, v);
 }
 
+char *report_fmt_mean(double v, int decimals)
+{
+    /*
+     * A small mean of whole counts that is not whole gets the digit it
+     * needs: a mean of 0.5 is not "0 [0..1]", nor 1.4 "1 [0..2]" (from
+     * 100 on the rounding is under 0.5 %)
+     */
+    if (!isnan(v) && decimals == 0 && fabs(v) < 100 &&
+        fabs(v - round(v)) > 1e-9) {
+        return fabs(v) < 0.05 ? g_strdup_printf("%.2g", v) :
+               g_strdup_printf("%.1f", v);
+    }
+    return report_fmt(v, decimals);
+}
+
 GPtrArray *report_columns_of(JsonObject *sc, JsonArray *runs)
 {
     GPtrArray *cols = g_ptr_array_new_with_free_func(report_column_free);

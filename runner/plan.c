@@ -138,6 +138,14 @@ gboolean smmulab_plan_select(GArray *plan, const char *shard,
                 g_array_append_val(keep, *pl);
             }
         }
+        if (!keep->len) {
+            /* refused before anything is written */
+            g_set_error(err, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                        "--shard %s: the plan has %u boot(s), so shard %u "
+                        "of %u has none: give N of at most %u", shard,
+                        plan->len, shard_i, shard_n, plan->len);
+            return FALSE;
+        }
         g_array_set_size(plan, 0);
         g_array_append_vals(plan, keep->data, keep->len);
     }

@@ -309,100 +309,295 @@ JsonNode *smmulab_record_run(const SmmulabBoot *pl, const SmmulabRun *r,
     return json_builder_get_root(b);
 }
 
-/* What a key of runs.json holds */
-typedef enum { K_STRING, K_NUMBER, K_BOOL, K_OBJECT, K_ARRAY } Kind;
-
+/*
+ * What a value of runs.json holds, as a small schema: s a string, n a
+ * number, b true or false, z null, {X} an object of X, [X] an array of X,
+ * (XY...) an array of exactly an X, a Y..., <key:X,key:X> an object whose
+ * named members (each optional) are as said, X|Y either
+ */
 typedef struct Key {
     const char *key;
-    Kind kind;
+    const char *schema;
     gboolean needed;            /* else optional (older runs.json lack it) */
 } Key;
 
-static const char *const kind_names[] = {
-    "a string", "a number", "true or false", "an object", "an array"
-};
-
 /* Every key of a run and of the scenario the report reads, as written */
 static const Key run_keys[] = {
-    { "variant", K_STRING, TRUE }, { "verdict", K_STRING, TRUE },
-    { "rep", K_NUMBER, TRUE }, { "control", K_BOOL, TRUE },
-    { "index", K_NUMBER, FALSE }, { "point", K_STRING, FALSE },
-    { "seed", K_STRING, FALSE }, { "detail", K_STRING, FALSE },
-    { "log", K_STRING, TRUE }, { "cmdline", K_STRING, FALSE },
-    { "trace", K_STRING, FALSE }, { "kernel_version", K_STRING, FALSE },
-    { "kernel_file", K_STRING, FALSE }, { "initrd", K_STRING, FALSE },
-    { "kernel_cmdline", K_STRING, FALSE }, { "ran", K_STRING, FALSE },
-    { "first_lockup", K_STRING, FALSE },
-    { "first_lockup_fn", K_STRING, FALSE }, { "wall_s", K_NUMBER, FALSE },
-    { "soft_lockups", K_NUMBER, FALSE }, { "cmdq_timeouts", K_NUMBER, FALSE },
-    { "cmd_sync_timeouts", K_NUMBER, FALSE },
-    { "cmdq_timeouts_printed", K_NUMBER, FALSE },
-    { "cmd_sync_timeouts_printed", K_NUMBER, FALSE },
-    { "suppressed", K_NUMBER, FALSE }, { "console_bytes", K_NUMBER, FALSE },
-    { "console_flood", K_BOOL, FALSE }, { "timeouts_exact", K_BOOL, FALSE },
-    { "kernel", K_OBJECT, FALSE }, { "stats", K_OBJECT, FALSE },
-    { "summary", K_OBJECT, FALSE }, { "lockup_cpus", K_OBJECT, FALSE },
-    { "cpus_at_lockups", K_OBJECT, FALSE }, { "result_lines", K_ARRAY, FALSE },
-    { "events", K_ARRAY, FALSE }, { "timeline", K_ARRAY, FALSE },
+    { "variant", "s", TRUE }, { "verdict", "s", TRUE },
+    { "rep", "n", TRUE }, { "control", "b", TRUE },
+    { "index", "n", FALSE }, { "point", "s", FALSE },
+    { "seed", "s", FALSE }, { "detail", "s", FALSE },
+    { "log", "s", TRUE }, { "cmdline", "s", FALSE },
+    { "trace", "s", FALSE }, { "kernel_version", "s", FALSE },
+    { "kernel_file", "s", FALSE }, { "initrd", "s", FALSE },
+    { "kernel_cmdline", "s", FALSE }, { "ran", "s", FALSE },
+    { "first_lockup", "s", FALSE },
+    { "first_lockup_fn", "s", FALSE }, { "wall_s", "n", FALSE },
+    { "soft_lockups", "n", FALSE }, { "cmdq_timeouts", "n", FALSE },
+    { "cmd_sync_timeouts", "n", FALSE },
+    { "cmdq_timeouts_printed", "n", FALSE },
+    { "cmd_sync_timeouts_printed", "n", FALSE },
+    { "suppressed", "n", FALSE }, { "console_bytes", "n", FALSE },
+    { "console_flood", "b", FALSE }, { "timeouts_exact", "b", FALSE },
+    { "kernel", "{n}", FALSE }, { "stats", "{n|b|{n}}", FALSE },
+    { "summary", "{s}", FALSE }, { "lockup_cpus", "{n}", FALSE },
+    { "cpus_at_lockups", "<lockups:n,all_cpus:n,resolved:s,places:{n},"
+      "snapshots:[<t:n,stuck:n,cpus:[(nss)]>]>", FALSE },
+    { "result_lines", "[s]", FALSE },
+    { "events", "[(ns)]", FALSE }, { "timeline", "[[n]]", FALSE },
 };
 
 static const Key scenario_keys[] = {
-    { "name", K_STRING, TRUE }, { "workload", K_STRING, TRUE },
-    { "repeat", K_NUMBER, TRUE }, { "control", K_BOOL, TRUE },
-    { "smmu", K_STRING, TRUE }, { "machine", K_STRING, TRUE },
-    { "variants", K_ARRAY, TRUE }, { "file", K_STRING, TRUE },
-    { "description", K_STRING, FALSE }, { "icount", K_BOOL, TRUE },
-    { "cpus", K_NUMBER, FALSE }, { "seed", K_STRING, FALSE },
-    { "design", K_STRING, FALSE }, { "primary", K_STRING, FALSE },
-    { "baseline", K_STRING, FALSE }, { "sweep_key", K_STRING, FALSE },
-    { "sweep_values", K_ARRAY, FALSE }, { "append", K_STRING, FALSE },
-    { "quantum_ns", K_NUMBER, FALSE },
+    { "name", "s", TRUE }, { "workload", "s", TRUE },
+    { "repeat", "n", TRUE }, { "control", "b", TRUE },
+    { "smmu", "s", TRUE }, { "machine", "s", TRUE },
+    { "variants", "[<name:s,append:s,kernel:s,initrd:s>]", TRUE },
+    { "file", "s", TRUE },
+    { "description", "s", FALSE }, { "icount", "b", TRUE },
+    { "cpus", "n", FALSE }, { "seed", "s", FALSE },
+    { "design", "s", FALSE }, { "primary", "s", FALSE },
+    { "baseline", "s", FALSE }, { "sweep_key", "s", FALSE },
+    { "sweep_values", "[s]", FALSE }, { "append", "s", FALSE },
+    { "quantum_ns", "n", FALSE },
 };
 
-static gboolean kind_is(JsonNode *n, Kind k)
+/* The end of the one alternative (a letter or a bracketed group) at @s */
+static const char *schema_alt_end(const char *s)
+{
+    int depth = 0;
+
+    do {
+        if (strchr("{[(<", *s)) {
+            depth++;
+        } else if (strchr("}])>", *s)) {
+            depth--;
+        }
+        s++;
+    } while (depth > 0 && *s);
+    return s;
+}
+
+/* The end of the schema element at @s, its alternatives included */
+static const char *schema_skip(const char *s)
+{
+    s = schema_alt_end(s);
+    while (*s == '|') {
+        s = schema_alt_end(s + 1);
+    }
+    return s;
+}
+
+static const char *kind_of(JsonNode *n)
 {
     GType t;
 
-    switch (k) {
-    case K_OBJECT:
-        return JSON_NODE_HOLDS_OBJECT(n);
-    case K_ARRAY:
-        return JSON_NODE_HOLDS_ARRAY(n);
-    default:
-        if (!JSON_NODE_HOLDS_VALUE(n)) {
-            return FALSE;
+    if (JSON_NODE_HOLDS_OBJECT(n)) {
+        return "an object";
+    } else if (JSON_NODE_HOLDS_ARRAY(n)) {
+        return "an array";
+    } else if (JSON_NODE_HOLDS_NULL(n)) {
+        return "null";
+    }
+    t = json_node_get_value_type(n);
+    return t == G_TYPE_STRING ? "a string" :
+           t == G_TYPE_BOOLEAN ? "true or false" : "a number";
+}
+
+/* What the schema element at @s asks for, in words */
+static void schema_words(GString *w, const char *s)
+{
+    const char *a = s;
+
+    for (;;) {
+        g_string_append_printf(w, "%s%s", a == s ? "" : " or ",
+                               *a == 's' ? "a string" :
+                               *a == 'n' ? "a number" :
+                               *a == 'b' ? "true or false" :
+                               *a == 'z' ? "null" :
+                               *a == '{' || *a == '<' ? "an object" :
+                               "an array");
+        a = schema_alt_end(a);
+        if (*a != '|') {
+            return;
         }
-        t = json_node_get_value_type(n);
-        return k == K_STRING ? t == G_TYPE_STRING :
-               k == K_BOOL ? t == G_TYPE_BOOLEAN :
-               t == G_TYPE_INT64 || t == G_TYPE_DOUBLE;
+        a++;
     }
 }
 
-/* NULL when @o has every needed key and each key it has is of its kind */
-static char *bad_keys(JsonObject *o, const Key *keys, guint n)
+static gboolean schema_check(JsonNode *n, const char *s, GString *path,
+                             char **why);
+
+/* One alternative at @s (no '|'): whether @n is of it */
+static gboolean schema_one(JsonNode *n, const char *s, GString *path,
+                           char **why)
+{
+    gsize at = path->len;
+    guint i;
+
+    switch (*s) {
+    case 's':
+    case 'n':
+    case 'b':
+        if (!JSON_NODE_HOLDS_VALUE(n)) {
+            return FALSE;
+        }
+        if (*s == 's') {
+            return json_node_get_value_type(n) == G_TYPE_STRING;
+        } else if (*s == 'b') {
+            return json_node_get_value_type(n) == G_TYPE_BOOLEAN;
+        }
+        return json_node_get_value_type(n) == G_TYPE_INT64 ||
+               json_node_get_value_type(n) == G_TYPE_DOUBLE;
+    case 'z':
+        return JSON_NODE_HOLDS_NULL(n);
+    case '{': {
+        JsonObject *o;
+        g_autoptr(GList) names = NULL;
+        GList *l;
+
+        if (!JSON_NODE_HOLDS_OBJECT(n)) {
+            return FALSE;
+        }
+        o = json_node_get_object(n);
+        names = json_object_get_members(o);
+        for (l = names; l; l = l->next) {
+            g_string_append_printf(path, ".%s", (char *)l->data);
+            if (!schema_check(json_object_get_member(o, l->data), s + 1,
+                              path, why)) {
+                return TRUE;    /* *why names the member */
+            }
+            g_string_truncate(path, at);
+        }
+        return TRUE;
+    }
+    case '[':
+    case '(': {
+        JsonArray *a;
+        const char *e = s + 1;
+        guint len;
+
+        if (!JSON_NODE_HOLDS_ARRAY(n)) {
+            return FALSE;
+        }
+        a = json_node_get_array(n);
+        len = json_array_get_length(a);
+        for (i = 0; i < len; i++) {
+            if (*s == '(' && *e == ')') {
+                break;
+            }
+            g_string_append_printf(path, "[%u]", i);
+            if (!schema_check(json_array_get_element(a, i), e, path, why)) {
+                return TRUE;
+            }
+            g_string_truncate(path, at);
+            if (*s == '(') {
+                e = schema_skip(e);
+            }
+        }
+        if (*s == '(' && (i < len || *e != ')')) {
+            guint want = 0;
+
+            for (e = s + 1; *e != ')'; e = schema_skip(e)) {
+                want++;
+            }
+            *why = g_strdup_printf("%s has %u element(s), not %u", path->str,
+                                   len, want);
+        }
+        return TRUE;
+    }
+    case '<': {
+        JsonObject *o;
+        const char *e = s + 1;
+
+        if (!JSON_NODE_HOLDS_OBJECT(n)) {
+            return FALSE;
+        }
+        o = json_node_get_object(n);
+        while (*e != '>') {
+            const char *colon = strchr(e, ':');
+            g_autofree char *key = g_strndup(e, colon - e);
+            JsonNode *m = json_object_get_member(o, key);
+
+            if (m) {
+                g_string_append_printf(path, ".%s", key);
+                if (!schema_check(m, colon + 1, path, why)) {
+                    return TRUE;
+                }
+                g_string_truncate(path, at);
+            }
+            e = schema_skip(colon + 1);
+            e += *e == ',';
+        }
+        return TRUE;
+    }
+    }
+    g_assert_not_reached();
+}
+
+/*
+ * Whether @n is of the schema element at @s; FALSE with *why, one line
+ * naming the value by its path, when it (or a value in it) is not
+ */
+static gboolean schema_check(JsonNode *n, const char *s, GString *path,
+                             char **why)
+{
+    g_autoptr(GString) want = g_string_new(NULL);
+    const char *a = s;
+
+    for (;;) {
+        if (schema_one(n, a, path, why)) {
+            return *why == NULL;
+        }
+        a = schema_alt_end(a);
+        if (*a != '|') {
+            break;
+        }
+        a++;
+    }
+    schema_words(want, s);
+    *why = g_strdup_printf("%s is %s, not %s", path->str, kind_of(n),
+                           want->str);
+    return FALSE;
+}
+
+/*
+ * NULL when @o has every needed key and each key it has is of its kind;
+ * else one line naming the first that is not by its path (@where.key...)
+ */
+static char *bad_keys(JsonObject *o, const Key *keys, guint n,
+                      const char *where)
 {
     guint k;
 
     for (k = 0; k < n; k++) {
         JsonNode *m = json_object_get_member(o, keys[k].key);
+        g_autoptr(GString) path = g_string_new(NULL);
+        char *why = NULL;
 
+        g_string_printf(path, "%s.%s", where, keys[k].key);
+        if (!m && keys[k].needed) {
+            g_autoptr(GString) want = g_string_new(NULL);
+
+            schema_words(want, keys[k].schema);
+            return g_strdup_printf("%s is missing (%s)", path->str,
+                                   want->str);
+        }
         /* a null stands for "not known" (kernel_version of a silent run) */
-        if ((!m && keys[k].needed) ||
-            (m && !JSON_NODE_HOLDS_NULL(m) && !kind_is(m, keys[k].kind)) ||
-            (m && JSON_NODE_HOLDS_NULL(m) && keys[k].needed)) {
-            return g_strdup_printf("\"%s\" is %s, not %s", keys[k].key,
-                                   m ? "of another type" : "missing",
-                                   kind_names[keys[k].kind]);
+        if (!m || (JSON_NODE_HOLDS_NULL(m) && !keys[k].needed)) {
+            continue;
+        }
+        if (!schema_check(m, keys[k].schema, path, &why)) {
+            return why;
         }
     }
     return NULL;
 }
 
 /*
- * The keys every reader of runs.json relies on, with their types: a
- * hand-edited file gets one line naming the run and the key, not a crash
- * or a GLib warning
+ * Every value every reader of runs.json relies on, with its type: a
+ * hand-edited file gets one line naming the value by its path
+ * (runs[0].kernel.exclusive_trylock_failures), not a crash, a GLib
+ * warning, or a value silently dropped from a verdict's n
  */
 static gboolean runs_valid(JsonObject *root, const char *path, GError **err)
 {
@@ -421,27 +616,26 @@ static gboolean runs_valid(JsonObject *root, const char *path, GError **err)
         return FALSE;
     }
     why = bad_keys(json_node_get_object(scn), scenario_keys,
-                   G_N_ELEMENTS(scenario_keys));
+                   G_N_ELEMENTS(scenario_keys), "scenario");
+    if (!why && pn && JSON_NODE_HOLDS_OBJECT(pn)) {
+        g_autoptr(GString) p = g_string_new("provenance");
+
+        schema_check(pn, "{s|n|z|{s|z}}", p, &why);
+    }
     if (why) {
-        g_set_error(err, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-                    "%s: the scenario's %s", path, why);
+        g_set_error(err, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, "%s: %s", path,
+                    why);
         return FALSE;
     }
     vars = json_object_get_array_member(json_node_get_object(scn),
                                         "variants");
     for (i = 0; i < json_array_get_length(vars); i++) {
         JsonNode *v = json_array_get_element(vars, i);
-        JsonNode *name = JSON_NODE_HOLDS_OBJECT(v) ?
-            json_object_get_member(json_node_get_object(v), "name") : NULL;
-        JsonNode *app = JSON_NODE_HOLDS_OBJECT(v) ?
-            json_object_get_member(json_node_get_object(v), "append") : NULL;
 
-        if (!name || !kind_is(name, K_STRING) ||
-            (app && !kind_is(app, K_STRING))) {
+        if (!json_object_has_member(json_node_get_object(v), "name")) {
             g_set_error(err, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-                        "%s: the scenario's variant %u has no \"name\" "
-                        "string (or an \"append\" that is not one)", path,
-                        i + 1);
+                        "%s: scenario.variants[%u].name is missing (a "
+                        "string)", path, i);
             return FALSE;
         }
     }
@@ -451,19 +645,26 @@ static gboolean runs_valid(JsonObject *root, const char *path, GError **err)
         return FALSE;
     }
     runs = json_node_get_array(rn);
+    if (!json_array_get_length(runs)) {
+        g_set_error(err, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                    "%s: \"runs\" is empty: no run to report", path);
+        return FALSE;
+    }
     for (i = 0; i < json_array_get_length(runs); i++) {
         JsonNode *r = json_array_get_element(runs, i);
+        g_autofree char *where = g_strdup_printf("runs[%u]", i);
 
         if (!JSON_NODE_HOLDS_OBJECT(r)) {
             g_set_error(err, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-                        "%s: run %u is not an object", path, i + 1);
+                        "%s: %s is %s, not an object", path, where,
+                        kind_of(r));
             return FALSE;
         }
         why = bad_keys(json_node_get_object(r), run_keys,
-                       G_N_ELEMENTS(run_keys));
+                       G_N_ELEMENTS(run_keys), where);
         if (why) {
             g_set_error(err, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-                        "%s: run %u: %s", path, i + 1, why);
+                        "%s: %s", path, why);
             return FALSE;
         }
     }
@@ -555,7 +756,58 @@ static gboolean copy_into(const char *dir, const char *name, const char *out,
  * --merge: the runs of shards of one plan (each a runs.json directory) in
  * one output directory, in plan order, with their logs
  */
-int smmulab_record_merge(char **dirs, int n, const char *out)
+/*
+ * How many boots the plan of the recorded scenario @sc has (as
+ * smmulab_plan_make() numbers them): at each point every variant REPEAT
+ * times, then the controls, one a variant, at each point when a sweep
+ * changes the machine or workload
+ */
+static guint planned_boots(JsonObject *sc)
+{
+    guint nv = json_array_get_length(json_object_get_array_member(sc,
+                                                                  "variants"));
+    JsonArray *pts = json_object_has_member(sc, "sweep_values") ?
+        json_object_get_array_member(sc, "sweep_values") : NULL;
+    const char *key = json_object_get_string_member_with_default(sc,
+        "sweep_key", NULL);
+    guint np = pts ? MAX(json_array_get_length(pts), 1) : 1;
+    guint n = np * nv * json_object_get_int_member(sc, "repeat");
+
+    if (json_object_get_boolean_member(sc, "control")) {
+        n += nv * (key && !g_str_has_prefix(key, "smmu.") ? np : 1);
+    }
+    return n;
+}
+
+/* "2, 4-6" */
+static char *index_list(GHashTable *seen, guint total, guint *missing)
+{
+    GString *s = g_string_new(NULL);
+    guint k, from = 0;
+
+    *missing = 0;
+    for (k = 1; k <= total + 1; k++) {
+        gboolean gap = k <= total &&
+                       !g_hash_table_contains(seen, GUINT_TO_POINTER(k));
+
+        if (gap) {
+            (*missing)++;
+            if (!from) {
+                from = k;
+            }
+        } else if (from) {
+            g_string_append_printf(s, "%s%u", s->len ? ", " : "", from);
+            if (k - 1 > from) {
+                g_string_append_printf(s, "-%u", k - 1);
+            }
+            from = 0;
+        }
+    }
+    return g_string_free(s, FALSE);
+}
+
+int smmulab_record_merge(char **dirs, int n, const char *out,
+                         gboolean partial)
 {
     g_autoptr(GPtrArray) all = g_ptr_array_new_with_free_func(
         (GDestroyNotify)json_node_unref);
@@ -575,14 +827,26 @@ int smmulab_record_merge(char **dirs, int n, const char *out)
     guint i;
 
     /* never over a result, and nothing written before every shard is read */
+    if (g_file_test(out, G_FILE_TEST_EXISTS) &&
+        !g_file_test(out, G_FILE_TEST_IS_DIR)) {
+        fprintf(stderr, "smmulab-run: --out %s: not a directory: merge into "
+                "a new or empty one\n", out);
+        return 2;
+    }
     if (od && g_dir_read_name(od)) {
         fprintf(stderr, "smmulab-run: --out %s: the directory holds files "
                 "already (a result?): merge into a new or empty one\n", out);
         return 2;
     }
     for (d = 0; d < n; d++) {
-        JsonNode *doc = smmulab_runs_load(dirs[d], &err);
+        JsonNode *doc;
 
+        if (!g_file_test(dirs[d], G_FILE_TEST_IS_DIR)) {
+            fprintf(stderr, "smmulab-run: merge %s: no such directory\n",
+                    dirs[d]);
+            return 2;
+        }
+        doc = smmulab_runs_load(dirs[d], &err);
         if (!doc) {
             fprintf(stderr, "smmulab-run: %s\n", err->message);
             return 1;
@@ -620,6 +884,28 @@ int smmulab_record_merge(char **dirs, int n, const char *out)
             g_hash_table_add(seen, GINT_TO_POINTER(k));
             g_ptr_array_add(all, json_node_copy(run));
             g_ptr_array_add(from, dirs[d]);
+        }
+    }
+    {
+        guint total = planned_boots(json_object_get_object_member(
+            json_node_get_object(first), "scenario"));
+        guint missing;
+        g_autofree char *gaps = index_list(seen, total, &missing);
+
+        if (missing && !partial) {
+            g_autofree char *where = n == 1 ? g_strdup_printf("not in %s",
+                dirs[0]) : g_strdup_printf("in none of the %d directories",
+                                           n);
+
+            fprintf(stderr, "smmulab-run: merge: boot(s) %s of the plan's "
+                    "%u are %s (a shard missing?): merge every shard, or "
+                    "add --partial for a report of the %u there are\n",
+                    gaps, total, where, total - missing);
+            return 2;
+        }
+        if (missing) {
+            fprintf(stderr, "smmulab-run: merge --partial: %u of the plan's "
+                    "%u boots, without %s\n", total - missing, total, gaps);
         }
     }
     /* every shard agrees: now the output */

@@ -38,6 +38,7 @@ gboolean smmulab_record_save(const char *dir, JsonNode *scenario,
  * in plan order with their logs: 0, or the exit status of a refused merge
  * (its line printed).  The caller writes the report.
  */
-int smmulab_record_merge(char **dirs, int n, const char *out);
+int smmulab_record_merge(char **dirs, int n, const char *out,
+                         gboolean partial);
 
 #endif

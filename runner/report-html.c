@@ -210,7 +210,8 @@ static void value_cells(GString *h, JsonObject *c, int decimals)
                                json_object_get_int_member(c, "n"));
         return;
     }
-    mean = report_fmt(json_object_get_double_member(c, "mean"), decimals);
+    mean = report_fmt_mean(json_object_get_double_member(c, "mean"),
+                           decimals);
     lo = report_fmt(json_object_get_double_member(c, "min"), decimals);
     hi = report_fmt(json_object_get_double_member(c, "max"), decimals);
     if (json_object_get_int_member(c, "n") > 1) {

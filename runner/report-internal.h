@@ -86,6 +86,8 @@ double report_aggregate(JsonArray *runs, const Metric *m, const Column *c,
                         const char *point, guint *nruns);
 guint report_count_positive(GArray *v);
 char *report_fmt(double v, int decimals);
+/* A mean: as report_fmt(), with a decimal where a whole number would hide it */
+char *report_fmt_mean(double v, int decimals);
 /* "[KEY=POINT] " for a sweep point, "" without one */
 char *report_point_label(JsonObject *sc, const char *point);
 

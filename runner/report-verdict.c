@@ -780,6 +780,10 @@ static void print_primary(GString *t, JsonBuilder *b, JsonObject *sc,
     if (sig && unreliable) {
         verdict = g_strdup("DIFFERENT, but the control is UNRELIABLE: do "
                            "not blame a variant");
+    } else if (sig && !json_object_get_boolean_member_with_default(
+                   sc, "control", TRUE)) {
+        /* the header's "control: not run", where the verdict is read */
+        verdict = g_strdup("DIFFERENT (no control run)");
     } else if (sig) {
         verdict = g_strdup("DIFFERENT");
     } else if (smmulab_significant(l->p, SMMULAB_ALPHA)) {

@@ -179,7 +179,7 @@ static char *cell(JsonBuilder *b, const Metric *m, GArray *v)
         return g_strdup_printf("%.*f (%u/%u)", m->decimals, s.sum,
                                report_count_positive(v), (guint)s.n);
     }
-    mean = report_fmt(s.mean, m->decimals);
+    mean = report_fmt_mean(s.mean, m->decimals);
     if (s.n == 1 || s.min == s.max) {
         return g_steal_pointer(&mean);
     }

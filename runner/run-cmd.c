@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <glib/gstdio.h>
@@ -59,11 +60,25 @@ static SmmulabScenario *resume_load(const char *dir, const char *topologies,
                     "%s/runs.json names no scenario file", dir);
         return NULL;
     }
-    sc = smmulab_scenario_load(json_object_get_string_member(rec, "file"),
-                               topologies, err);
-    if (!sc) {
-        g_prefix_error(err, "--resume %s: ", dir);
-        return NULL;
+    {
+        /*
+         * The file as named when the run began (relative to where it began)
+         * and its absolute path then: a resume from another directory
+         * finds it
+         */
+        const char *file = json_object_get_string_member(rec, "file");
+        const char *abs = prov ? json_object_get_string_member_with_default(
+            prov, "scenario_path", NULL) : NULL;
+
+        sc = smmulab_scenario_load(abs && g_file_test(abs,
+                                   G_FILE_TEST_IS_REGULAR) ? abs : file,
+                                   topologies, err);
+        if (!sc) {
+            g_prefix_error(err, "--resume %s: ", dir);
+            return NULL;
+        }
+        g_free(sc->file);
+        sc->file = g_strdup(file);
     }
     seed = json_object_get_string_member_with_default(rec, "seed", "0");
     sc->seed = g_ascii_strtoull(seed, NULL, 10);
@@ -183,6 +198,19 @@ int smmulab_cmd_scenario(SmmulabOpts *o, SmmulabMode mode, const char *arg,
             g_strdup(SMMULAB_SOURCE_ROOT "/configs/topologies.ini");
     }
     if (resume) {
+        g_autoptr(JsonNode) rec = NULL;
+
+        /* as report DIR: no directory 2, no readable runs.json 1 */
+        if (!g_file_test(resume, G_FILE_TEST_IS_DIR)) {
+            fprintf(stderr, "smmulab-run: resume %s: no such directory\n",
+                    resume);
+            return 2;
+        }
+        rec = smmulab_runs_load(resume, &err);
+        if (!rec) {
+            fprintf(stderr, "smmulab-run: %s\n", err->message);
+            return 1;
+        }
         sc = resume_load(resume, topologies, runs, done, &shard, &only, &err);
         out = g_strdup(resume);
     } else {
@@ -266,6 +294,12 @@ int smmulab_cmd_scenario(SmmulabOpts *o, SmmulabMode mode, const char *arg,
         out = g_strdup_printf("%s/reports/%s-%s", build, sc->name, stamp);
     }
     /* a result is never overwritten, nor mixed with another's runs */
+    if (!resume && g_file_test(out, G_FILE_TEST_EXISTS) &&
+        !g_file_test(out, G_FILE_TEST_IS_DIR)) {
+        fprintf(stderr, "smmulab-run: --out %s: not a directory: give a new "
+                "or empty one\n", out);
+        return 2;
+    }
     if (!resume && dir_has_files(out)) {
         fprintf(stderr, "smmulab-run: --out %s: the directory holds files "
                 "already (a result?): give a new or empty one, or complete "
@@ -287,6 +321,26 @@ int smmulab_cmd_scenario(SmmulabOpts *o, SmmulabMode mode, const char *arg,
         }
     }
     /* what --resume needs to complete the same part of the plan */
+    if (!resume) {
+        g_autofree char *abs = realpath(sc->file, NULL);
+
+        if (abs) {
+            json_object_set_string_member(json_node_get_object(prov),
+                                          "scenario_path", abs);
+        }
+    } else {
+        /* the first invocation's, which a resume from elsewhere needs */
+        g_autoptr(JsonNode) was = smmulab_runs_load(resume, NULL);
+        JsonObject *wp = was ? json_object_get_object_member(
+            json_node_get_object(was), "provenance") : NULL;
+        const char *abs = wp ? json_object_get_string_member_with_default(
+            wp, "scenario_path", NULL) : NULL;
+
+        if (abs) {
+            json_object_set_string_member(json_node_get_object(prov),
+                                          "scenario_path", abs);
+        }
+    }
     if (shard) {
         json_object_set_string_member(json_node_get_object(prov), "shard",
                                       shard);
@@ -418,9 +472,10 @@ int smmulab_cmd_scenario(SmmulabOpts *o, SmmulabMode mode, const char *arg,
     printf("\n%s", text);
     if (smmulab_run_interrupted) {
         fprintf(stderr, "smmulab-run: interrupted (signal %d) after %u of %u "
-                "boots; the report covers those\n",
+                "boots; the report covers those: complete the plan with "
+                "smmulab-run resume %s\n",
                 (int)smmulab_run_interrupted, json_array_get_length(runs),
-                plan->len);
+                plan->len, out);
         return 128 + smmulab_run_interrupted;
     }
     printf("report: %s/report.html, report.txt, report.json, report.svg (runs.json, "

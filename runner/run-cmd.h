@@ -20,7 +20,7 @@ typedef enum {
 typedef struct SmmulabOpts {
     char *build, *out, *topologies, *seed, *shard, *only;
     gint repeat;
-    gboolean trace, no_control;
+    gboolean trace, no_control, partial;
     gint64 console_cap;
 } SmmulabOpts;
 

@@ -434,10 +434,16 @@ static void progress(const SmmulabRunSpec *spec, const SmmulabRun *r,
                                "sync-timeouts=%u", r->soft_lockups,
                                r->cmdq_timeouts, r->cmd_sync_timeouts);
     }
+    if (final) {
+        /* an interrupted boot is not done: resume runs it again */
+        g_string_append(s, r->verdict && !strcmp(r->verdict, "interrupted") ?
+                        "  interrupted (smmulab-run resume DIR runs it "
+                        "again)" : "  done");
+    }
     if (tty) {
         fprintf(stderr, "\r%-110s%s", s->str, final ? "\n" : "");
     } else if (final || t >= 10) {
-        fprintf(stderr, "%s%s\n", s->str, final ? "  done" : "");
+        fprintf(stderr, "%s\n", s->str);
     }
     last_line = final ? -1 : t;
 }

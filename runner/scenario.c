@@ -754,11 +754,24 @@ SmmulabScenario *smmulab_scenario_load(const char *file,
     g_autoptr(GKeyFile) kf = g_key_file_new();
     g_autoptr(GKeyFile) topo = g_key_file_new();
     g_auto(GStrv) groups = NULL;
+    g_autofree char *text = NULL;
+    gsize len;
     ScenarioPriv *p;
     SmmulabScenario *s;
     guint i;
 
-    if (!g_key_file_load_from_file(kf, file, G_KEY_FILE_NONE, err)) {
+    if (!g_file_get_contents(file, &text, &len, err)) {
+        g_prefix_error(err, "%s: ", file);
+        return NULL;
+    }
+    /* GKeyFile would quote the offending line: never echo a binary's bytes */
+    if (memchr(text, '\0', len) || !g_utf8_validate(text, len, NULL)) {
+        g_set_error(err, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_PARSE,
+                    "%s: not a scenario file (binary, or not UTF-8 text)",
+                    file);
+        return NULL;
+    }
+    if (!g_key_file_load_from_data(kf, text, len, G_KEY_FILE_NONE, err)) {
         g_prefix_error(err, "%s: ", file);
         return NULL;
     }

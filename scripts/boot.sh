@@ -26,6 +26,8 @@
 #     -S FILE      write the model's x-cmdq-stats (JSON, read over QMP after
 #                  the guest powers off) to FILE
 #     -q           do not echo the console
+#     -U           unchecked: boot the parameters of -a as given, without the
+#                  checks below (to see the kernel's own answer to a bad one)
 #     -G PORT      stop at the first soft lockup under QEMU's gdbstub: the
 #                  guest panics there (softlockup_panic=1), QEMU starts
 #                  halted and waits for gdb on tcp::PORT; attach with the
@@ -36,10 +38,18 @@
 #                  With -I the stop comes at the same virtual instant on
 #                  every rerun (docs/guest.md, "Stopping at a lockup")
 #
+# The kernel parameters of -a are checked as the runner checks them: before
+# the boot against the Image's own list (IMAGE.params, beside it when
+# build-kernel.sh built it), and after it against what the kernel said it
+# ran (its command line, its refusals, the kit's variant lines); -U skips
+# both.
+#
 # Exit status: 0 the guest ran its workload and powered off (RESULT
 # status=ok), or -h/--help; 1 the workload reported an error; 2 kernel
 # panic; 3 timeout; 4 QEMU failed to start or died; 5 bad usage (an
-# unknown option or a bad value, one line) or the build missing.
+# unknown option or a bad value, a kernel parameter the Image's list
+# refuses: one line) or the build missing; 6 misconfigured: the guest ran,
+# but not with the parameters asked (verdict line says which).
 set -euo pipefail
 SMMULAB_TAG=smmulab-boot
 . "$(dirname "$0")/common.sh"
@@ -59,11 +69,12 @@ icount=""
 quantum=""
 initrd=""
 gdbport=""
+unchecked=0
 usage() { sed -n '2,/^set -e/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
 # bad usage: one line, and an exit status of its own (not QEMU's 4)
 bad() { echo "$_tag: error: $*" >&2; exit 5; }
 case ${1:-} in -h|--help) usage; exit 0 ;; esac
-while getopts ":b:w:T:a:s:t:c:m:k:i:l:S:Q:I:P:G:qh" opt; do
+while getopts ":b:w:T:a:s:t:c:m:k:i:l:S:Q:I:P:G:qUh" opt; do
     case $opt in
     b) B=$OPTARG ;;
     w) workload=$OPTARG ;;
@@ -82,6 +93,7 @@ while getopts ":b:w:T:a:s:t:c:m:k:i:l:S:Q:I:P:G:qh" opt; do
     P) quantum=$OPTARG ;;
     G) gdbport=$OPTARG ;;
     q) quiet=1 ;;
+    U) unchecked=1 ;;
     h) usage; exit 0 ;;
     :) bad "-$OPTARG needs a value (scripts/boot.sh --help)" ;;
     *) bad "-$OPTARG: no such option (scripts/boot.sh --help)" ;;
@@ -100,6 +112,15 @@ for f in "$qemu" "$kernel" "$initrd" "$topology_tool"; do
 done
 case $timeout in ''|*[!0-9]*) bad "-t $timeout: not a number of seconds" ;; esac
 mkdir -p "$(dirname "$logf")"
+
+# A parameter the kernel does not know, or a value it refuses, would be
+# dropped without a word: refused here, as the runner refuses it
+kparams_tool=$B/runner/smmulab-kparams
+if [ $unchecked = 0 ] && [ -n "${append// /}" ] && [ -f "$kernel.params" ]; then
+    [ -x "$kparams_tool" ] || bad "$kparams_tool missing; build first (make build)"
+    why=$("$kparams_tool" --check "$kernel.params" "$append" 2>&1 >/dev/null) ||
+        bad "-a:${why#smmulab-kparams:}"
+fi
 
 topofile=$SMMULAB_ROOT/configs/topologies.ini
 icount_opt=()
@@ -188,6 +209,13 @@ elif grep -q 'Kernel panic' "$logf"; then
 elif [ $rc != 0 ]; then
     log "verdict: QEMU exited with status $rc after ${secs}s: $(grep -m1 -i 'qemu-system-aarch64:' "$logf" || true) (log: $logf)"
     exit 4
+elif grep -q '^RESULT status=ok' "$logf" &&
+     ! why=$(if [ $unchecked = 0 ] && [ -n "${append// /}" ] && [ -x "$kparams_tool" ]; then
+                 "$kparams_tool" --verify "$logf" "$append" 2>&1 >/dev/null
+             fi); then
+    # the kernel's own word: not the parameters asked for
+    log "verdict: misconfigured after ${secs}s:${why#smmulab-kparams:} (log: $logf)"
+    exit 6
 elif grep -q '^RESULT status=ok' "$logf"; then
     log "verdict: ok in ${secs}s (log: $logf)"
     exit 0

@@ -392,8 +392,8 @@ check "QMP over the abstract socket: every e2e run has the model's counters" \
 P=$B/guest/Image.params
 check "Image.params: cmdq_lock a choice of fair and legacy, fair by default" \
     grep -qP '^arm_smmu_v3\.cmdq_lock\tchoice\tfair\tfair\|legacy$' "$P"
-check "Image.params: tlbi_max_pages a uint, 0; iommu.probe_lock early; watchdog_thresh a __setup" \
-    sh -c "grep -qP '^arm_smmu_v3\.tlbi_max_pages\tuint\t0\t-$' '$P' && grep -qP '^iommu\.probe_lock\tearly\t' '$P' && grep -qP '^watchdog_thresh\tsetup\t' '$P'"
+check "Image.params: tlbi_max_pages a uint, 0; iommu.probe_lock a choice of hashed and global, global by default (read from its setup function); probe_lock_buckets early; watchdog_thresh a __setup" \
+    sh -c "grep -qP '^arm_smmu_v3\.tlbi_max_pages\tuint\t0\t-$' '$P' && grep -qP '^iommu\.probe_lock\tchoice\tglobal\thashed\|global$' '$P' && grep -qP '^iommu\.probe_lock_buckets\tearly\t' '$P' && grep -qP '^watchdog_thresh\tsetup\t' '$P'"
 "$RUN" --build "$B" --check configs/default.ini >"$OUT/check-params.out" 2>&1
 check "--check prints each variant's parameters as they will run" \
     grep -q '^  variant legacy: arm_smmu_v3.cmdq_lock=legacy' "$OUT/check-params.out"
@@ -465,5 +465,29 @@ PY
 else
     notok "quantum: not parallel: $out"
 fi
+# README's first A/B as it stands there: run whole (10 boots, about 80 s),
+# its primary line the one README quotes when the Image is the one README
+# names (else of that shape), and resume of the finished directory runs
+# nothing and gives the report again
+awk '/^## Your first A\/B/ { s = 1 } s && /^```ini$/ { b = 1; next }
+     b && /^```$/ { exit } b { print }' README.md >"$OUT/first.ini"
+(cd "$OUT" && "$RUN" check first.ini >first-check.out 2>&1 &&
+ "$RUN" run --build "$B" --out ab first.ini >first.out 2>first.err)
+rc=$?
+check "first A/B: check, then run: exit 0 (got $rc)" [ $rc = 0 ]
+line=$(grep -m1 '^  fair vs legacy: driver: exclusive trylocks failed (%) shift ' "$OUT/ab/report.txt")
+quoted=$(sed -n '/^## Your first A\/B/,/^## The main job/p' README.md | grep -m1 '^  fair vs legacy: ')
+image=$(sed -n 's/.*line that may say DIFFERENT.  Here (Image \([0-9a-f]*\)) it said:.*/\1/p' README.md)
+built=$(sha256sum "$B/guest/Image" | cut -c1-12)
+if [ -n "$line" ] && { [ "$line" = "$quoted" ] || { [ -n "$image" ] && [ "$built" != "$image" ]; }; }; then
+    ok "first A/B: the primary line$([ "$line" = "$quoted" ] && echo " README quotes" || echo " (Image $built, README's $image: not compared)"): ${line#  }"
+else
+    notok "first A/B: primary line '$line', README quotes '$quoted' (Image $built, README's $image)"
+fi
+(cd "$OUT" && "$RUN" resume --build "$B" ab >first-resume.out 2>&1)
+rc=$?
+check "first A/B: resume of the finished run: exit 0 (got $rc), nothing to run" \
+    sh -c "[ $rc = 0 ] && grep -q 'resuming: 10 of them ended already, 0 to run' '$OUT/first-resume.out'"
+
 echo "1..$n"
 [ $fails = 0 ]

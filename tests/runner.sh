@@ -222,6 +222,261 @@ for a in "-Z" "-t abc" "-t" "-I x" "-P 1000"; do
     fi
 done
 
+# The answers that were silent: every wrong input one line and the exit
+# the table in docs/scenarios.md gives (2 usage or an input refused, 1 a
+# record that cannot be read), nothing written where it is refused.
+# one_line NAME WANT_RC GREP CMD...: exit WANT_RC, one stderr line with GREP
+one_line() {
+    local name=$1 want=$2 pat=$3
+    shift 3
+    "$@" >"$tmp/one.out" 2>"$tmp/one.err"
+    local rc=$?
+    if [ $rc = "$want" ] && [ "$(wc -l <"$tmp/one.err")" = 1 ] &&
+       grep -qF -- "$pat" "$tmp/one.err"; then
+        ok "$name: exit $rc, $(cat "$tmp/one.err")"
+    else
+        notok "$name: exit $rc (want $want), want one line with '$pat': $(head -c 300 "$tmp/one.err")"
+    fi
+}
+# runs.json: a wrong type anywhere, named by its path, exit 1; no runs, exit 1
+for edit in "runs[0].kernel.exclusive_trylock_failures=x" \
+            "runs[1].stats.opcodes.CMD_SYNC=x" "runs[0].timeline[0][1]=x" \
+            "runs[0].events[0]=[1]" "runs[0].summary.threads=1" \
+            "runs[0].result_lines[0]=1" "runs[0].lockup_cpus.0=x" \
+            "runs[0].cpus_at_lockups.snapshots[0].cpus[0][0]=x" \
+            "scenario.sweep_values=x" "provenance.qemu=[]" "runs=[]"; do
+    mkdir -p "$tmp/retype" && rm -f "$tmp/retype"/*
+    python3 - tests/golden/main-job/runs.json "$tmp/retype/runs.json" "$edit" <<'PY'
+import json, re, sys
+d = json.load(open(sys.argv[1]))
+path, val = sys.argv[3].split("=", 1)
+val = json.loads(val) if val[:1] in "[{0123456789" else val
+keys = [int(k) if k.isdigit() and "[" + k + "]" in path else k
+        for k in re.findall(r"[^.\[\]]+", path)]
+o = d
+for k in keys[:-1]:
+    o = o[k]
+if keys[-1] == "CMD_SYNC" and keys[-1] not in o:
+    keys[-1] = sorted(o)[0]
+o[keys[-1]] = val
+json.dump(d, open(sys.argv[2], "w"))
+PY
+    want=${edit%%=*}
+    [ "$edit" = "runs=[]" ] && want='"runs" is empty'
+    [[ "$edit" = *CMD_SYNC* ]] && want="runs[1].stats.opcodes."
+    [ "$edit" = "runs[0].events[0]=[1]" ] && want="runs[0].events[0] has 1 element(s), not 2"
+    one_line "report of a runs.json with $edit" 1 "$want" "$RUN" report "$tmp/retype"
+done
+# merge: a shard alone is refused, naming the boots missing; --partial
+# merges what there is.  Shards cut from the main job's record.
+python3 - tests/golden/main-job/runs.json "$tmp/shard" <<'PY'
+import json, os, sys
+d = json.load(open(sys.argv[1]))
+for i in (1, 2):
+    part = dict(d, runs=[r for r in d["runs"] if r["index"] % 2 == i % 2])
+    os.makedirs(f"{sys.argv[2]}{i}", exist_ok=True)
+    json.dump(part, open(f"{sys.argv[2]}{i}/runs.json", "w"))
+    for r in part["runs"]:
+        for k in ("log", "cmdline"):
+            open(f"{sys.argv[2]}{i}/{r[k]}", "w").close()
+PY
+one_line "merge of shard 1 of 2 alone" 2 "boot(s) 2, 4, 6, 8, 10, 12, 14 of the plan's 14" \
+    "$RUN" merge --out "$tmp/merged-half" "$tmp/shard1"
+if [ ! -e "$tmp/merged-half" ]; then
+    ok "the refused merge wrote nothing"
+else
+    notok "the refused merge left $tmp/merged-half"
+fi
+if "$RUN" merge --partial --out "$tmp/merged-partial" "$tmp/shard1" >"$tmp/one.out" 2>"$tmp/one.err" &&
+   grep -q '^  runs: 7 of 7 ok' "$tmp/one.out" && grep -q 'without 2, 4, 6' "$tmp/one.err"; then
+    ok "merge --partial: $(cat "$tmp/one.err")"
+else
+    notok "merge --partial: $(head -c 300 "$tmp/one.err")"
+fi
+if "$RUN" merge --out "$tmp/merged-whole" "$tmp/shard2" "$tmp/shard1" >/dev/null 2>&1 &&
+   cmp -s "$tmp/merged-whole/report.txt" tests/golden/main-job/report.txt; then
+    ok "merge of both shards: the main job's report"
+else
+    notok "merge of both shards: not the main job's report"
+fi
+# A build of its own, with a QEMU that only plays one (FAKE_QEMU: sleep,
+# or print the console FILE): the runner and boot.sh without booting
+fake=$tmp/fake
+mkdir -p "$fake/guest" "$fake/runner" "$fake/logs"
+cat >"$fake/qemu-system-aarch64" <<'SH'
+#!/bin/bash
+[ "${1:-}" != --version ] || { echo "QEMU emulator version 10.0.0 (a fake)"; exit 0; }
+case ${FAKE_QEMU:-} in
+sleep) exec sleep 60 ;;
+console=*) cat "${FAKE_QEMU#console=}"; exit 0 ;;
+esac
+exit 1
+SH
+chmod +x "$fake/qemu-system-aarch64"
+: >"$fake/guest/Image"
+: >"$fake/guest/initramfs.cpio"
+for t in smmulab-topology smmulab-kparams; do
+    ln -sf "$(cd "$B" && pwd)/runner/$t" "$fake/runner/$t"
+done
+printf '[scenario]\nrepeat=1\ncontrol=false\n[workload]\nkind=none\n[variants]\nlegacy=arm_smmu_v3.cmdq_lock=legacy\nfair=arm_smmu_v3.cmdq_lock=fair\n' >"$tmp/two.ini"
+one_line "--shard 3/3 of a two-boot plan" 2 "--shard 3/3: the plan has 2 boot(s)" \
+    "$RUN" run --build "$fake" --shard 3/3 --out "$tmp/shard33" "$tmp/two.ini"
+if [ ! -e "$tmp/shard33" ]; then
+    ok "the refused shard wrote nothing"
+else
+    notok "the refused shard left $tmp/shard33"
+fi
+: >"$tmp/regular"
+one_line "--out at a regular file" 2 "--out $tmp/regular: not a directory" \
+    "$RUN" run --build "$fake" --out "$tmp/regular" "$tmp/two.ini"
+one_line "report of a missing directory" 2 "no such directory" "$RUN" report "$tmp/nowhere"
+one_line "resume of a missing directory" 2 "no such directory" "$RUN" resume "$tmp/nowhere"
+mkdir -p "$tmp/empty-dir"
+one_line "report of a directory without runs.json" 1 "runs.json" "$RUN" report "$tmp/empty-dir"
+one_line "resume of a directory without runs.json" 1 "runs.json" "$RUN" resume "$tmp/empty-dir"
+# A binary scenario: refused in one line, its bytes not echoed
+printf '\177ELF\002\001\001\000\000\000[x]\nk=\377\376\n' >"$tmp/binary.ini"
+one_line "a binary scenario file" 2 "not a scenario file" "$RUN" check "$tmp/binary.ini"
+if LC_ALL=C grep -q "$(printf 'ELF\|\377')" "$tmp/one.err"; then
+    notok "the binary's bytes echoed: $(cat -v "$tmp/one.err")"
+fi
+# Interrupted: the boot's line says so and names resume; resume from
+# another directory finds the scenario given relative to the first
+(cd "$tmp" && FAKE_QEMU=sleep exec "$RUN" run --build "$fake" --out int two.ini \
+    >"$tmp/int.out" 2>"$tmp/int.err") &
+runner=$!
+for _ in $(seq 50); do
+    grep -q 'output in' "$tmp/int.err" 2>/dev/null && break
+    sleep 0.2
+done
+sleep 1
+kill -INT $runner
+wait $runner
+rc=$?
+if [ $rc = 130 ] && grep -q '^\[1/2\] legacy rep 1 .* interrupted (smmulab-run resume DIR' "$tmp/int.err" &&
+   grep -q 'complete the plan with smmulab-run resume int$' "$tmp/int.err"; then
+    ok "interrupted: exit 130, the boot's line says interrupted, resume named"
+else
+    notok "interrupted: exit $rc: $(grep -v '^smmulab-run: two' "$tmp/int.err" | head -c 400)"
+fi
+(cd / && "$RUN" resume --build "$fake" "$tmp/int" >"$tmp/res.out" 2>"$tmp/res.err")
+rc=$?
+if [ $rc = 3 ] && grep -q 'resuming: 0 of them ended already, 2 to run' "$tmp/res.err"; then
+    ok "resume from another directory: the scenario found, the plan run (exit 3: the fake QEMU fails)"
+else
+    notok "resume from another directory: exit $rc: $(head -c 300 "$tmp/res.err")"
+fi
+# Table means with the digits they need: a count of 0 or 1 a run
+mkdir -p "$tmp/mean"
+python3 - tests/golden/lockups/runs.json "$tmp/mean/runs.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+k = 0
+for r in d["runs"]:
+    if r["variant"] == "legacy" and not r["control"]:
+        r["kernel"]["shared_lock_waits"] = k % 2
+        k += 1
+json.dump(d, open(sys.argv[2], "w"))
+PY
+"$RUN" report "$tmp/mean" >/dev/null 2>&1
+if grep -qE '^driver: shared lock waits +0\.[0-9] \[0\.\.1\]' "$tmp/mean/report.txt"; then
+    ok "a mean of counts 0 and 1: $(grep '^driver: shared lock waits' "$tmp/mean/report.txt" | tr -s ' ')"
+else
+    notok "mean of counts 0 and 1: $(grep '^driver: shared lock waits' "$tmp/mean/report.txt")"
+fi
+# A DIFFERENT without a control says so on its own line
+mkdir -p "$tmp/noctl"
+python3 - tests/golden/control-lockup-independent/runs.json "$tmp/noctl/runs.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["scenario"]["control"] = False
+d["runs"] = [r for r in d["runs"] if not r["control"]]
+json.dump(d, open(sys.argv[2], "w"))
+PY
+"$RUN" report "$tmp/noctl" >/dev/null 2>&1
+if grep -q ': DIFFERENT (no control run)$' "$tmp/noctl/report.txt" &&
+   ! grep -q 'no control run' tests/golden/control-lockup-independent/report.txt; then
+    ok "DIFFERENT without a control: $(grep -o 'DIFFERENT (no control run)' "$tmp/noctl/report.txt")"
+else
+    notok "DIFFERENT without a control: $(grep 'DIFFERENT' "$tmp/noctl/report.txt" | head -n 2)"
+fi
+# boot.sh: the kernel's parameters checked before the boot against the
+# Image's list, and after it against what the kernel said it ran
+printf 'arm_smmu_v3.cmdq_lock\tchoice\tfair\tfair|legacy\n' >"$fake/guest/Image.params"
+FAKE_QEMU=exit one_line "boot.sh -a arm_smmu_v3.cmdq_lok=fair" 5 "arm_smmu_v3.cmdq_lok" \
+    scripts/boot.sh -b "$fake" -q -w map-unmap -a arm_smmu_v3.cmdq_lok=fair
+rm "$fake/guest/Image.params"
+printf '[    0.000000] Kernel command line: console=ttyAMA0 nosuchparam=1\n[    0.000001] Unknown kernel command line parameters "nosuchparam=1", will be passed to user space.\nRESULT status=ok\n' >"$tmp/console.log"
+FAKE_QEMU=console=$tmp/console.log scripts/boot.sh -b "$fake" -q -w map-unmap -a nosuchparam=1 \
+    >"$tmp/boot.out" 2>"$tmp/boot.err"
+rc=$?
+if [ $rc = 6 ] && grep -q 'verdict: misconfigured.*nosuchparam' "$tmp/boot.out" "$tmp/boot.err"; then
+    ok "boot.sh: a parameter the kernel refused: exit 6, $(grep -h verdict "$tmp/boot.out" "$tmp/boot.err")"
+else
+    notok "boot.sh with a refused parameter: exit $rc: $(tail -qn 2 "$tmp/boot.out" "$tmp/boot.err")"
+fi
+# check refuses a value the Image's own list refuses, for the kit's early
+# parameters too (their choices read from the setup functions)
+if [ -f "$B/guest/Image.params" ]; then
+    printf '[scenario]\nrepeat=1\n[workload]\nkind=none\n[variants]\nglobal=\nhashd=iommu.probe_lock=hashd\n' >"$tmp/hashd.ini"
+    one_line "check of iommu.probe_lock=hashd" 2 "iommu.probe_lock=hashd: not a value it takes (hashed, global)" \
+        "$RUN" check --build "$B" "$tmp/hashd.ini"
+else
+    ok "# SKIP check of iommu.probe_lock=hashd: no $B/guest/Image.params"
+fi
+# help names each tool with its real usage: every option it shows is the
+# tool's, every argument in the tool's own usage line; and make run
+# (build-main) builds each tool help and README name
+"$RUN" help >"$tmp/help.out" 2>&1
+for t in lockups stats topology kparams; do
+    "$RUN" "$t" --help >"$tmp/tool.help" 2>&1
+    if out=$(python3 - "$t" "$tmp/help.out" "$tmp/tool.help" <<'PY'
+import re, sys
+t, helpf, toolf = sys.argv[1:]
+lines = open(helpf).read().split("\n")
+params = next((l.split(None, 1)[1] for l in lines
+               if l.startswith("  " + t + " ")), None)
+tool = open(toolf).read()
+usage = next((l for l in tool.split("\n") if "smmulab-" + t + " [OPTION" in l), "")
+if not params or not usage:
+    sys.exit("help shows no usage, or the tool no Usage line")
+opts = set(re.findall(r"^\s+(?:-\w, )?(--[a-z-]+)", tool, re.M))
+pos = [w for w in re.findall(r"[A-Z][A-Z_]*(?:\.\.\.)?",
+                             usage.split("]", 1)[1].split(" - ")[0])]
+toks = re.findall(r"--[a-z-]+|[A-Z][A-Z_]*(?:\.\.\.)?", params)
+bad = []
+for i, w in enumerate(toks):
+    if w.startswith("--"):
+        if w not in opts:
+            bad.append(w + " is no option of the tool")
+    elif i and toks[i - 1].startswith("--") and toks[i - 1] + "=" + w in tool:
+        pass    # an option's argument, as the tool names it
+    elif w not in pos:
+        bad.append(w + " is not an argument of the tool (" + usage.strip() + ")")
+for w in pos:
+    if w not in toks:
+        bad.append("the tool's " + w + " missing")
+print(params if not bad else "; ".join(bad))
+sys.exit(1 if bad else 0)
+PY
+); then
+        ok "help: $t $out (the tool's usage)"
+    else
+        notok "help: $t: $out"
+    fi
+done
+missing=""
+for t in smmulab-run $(grep -o 'smmulab-[a-z]*' README.md "$tmp/help.out" | sed 's/.*://' | sort -u); do
+    case $t in smmulab-run|smmulab-lockups|smmulab-stats|smmulab-topology|smmulab-kparams) ;; *) continue ;; esac
+    sed -n '/^HOST_TOOLS/,/[^\\]$/p' Makefile | grep -q "\b$t\b" || missing="$missing $t"
+done
+if [ -z "$missing" ] && grep -q '^build-main:.*' Makefile &&
+   grep -A1 '^build-main:' Makefile | grep -q 'HOST_TOOLS'; then
+    ok "make run (build-main) builds every host tool help and README name"
+else
+    notok "make run does not build:$missing"
+fi
+
 # Golden reports: remade from recorded runs, byte for byte
 for g in tests/golden/*/; do
     name=$(basename "$g")
@@ -282,7 +537,25 @@ else
     notok "README's example: $out"
 fi
 
-# README's table of the upstream threads holds figures of named runs:
+# README's first A/B is a scenario check takes as it is (runner-e2e runs
+# it), and its claims table and results.md's are what scripts/claims.py
+# makes from the recorded runs (each record held to its plan and report)
+awk '/^## Your first A\/B/ { s = 1 } s && /^```ini$/ { b = 1; next }
+     b && /^```$/ { exit } b { print }' README.md >"$tmp/first.ini"
+if [ -s "$tmp/first.ini" ] && out=$("$RUN" check "$tmp/first.ini" 2>&1) &&
+   echo "$out" | grep -q "^$tmp/first.ini: ok: .* 10 boots"; then
+    ok "README's first A/B: $(echo "$out" | head -n1 | sed 's/^[^:]*: ok: //')"
+else
+    notok "README's first A/B: $out"
+fi
+if out=$(python3 scripts/claims.py check "$RUN" 2>&1); then
+    ok "claims tables: $out"
+else
+    notok "claims tables: $out"
+fi
+
+# docs/start.md's table of the upstream threads (README's before issue
+# 41, in words) holds figures of named runs:
 # each shipped scenario named in a row (`NAME`, configs/NAME.ini) whose run
 # is recorded (tests/readme/NAME/: runs.json, or runs.json.gz, and the
 # report.txt it gives; default's is the main-job golden) is held to that
@@ -291,7 +564,7 @@ fi
 # from its runs as recorded, and every "mean [min..max]" and "p = P" the row
 # gives after the name (up to the next name) is in that report.  Names
 # without a record are listed in the result line.
-if out=$(python3 - "$RUN" README.md 2>&1 <<'PY'
+if out=$(python3 - "$RUN" docs/start.md 2>&1 <<'PY'
 import gzip, json, os, re, subprocess, sys, tempfile, shutil
 run, readme = sys.argv[1:]
 def load_runs(d):
@@ -309,11 +582,11 @@ def record(name):
 text = open(readme).read()
 m = re.search(r"\n## The four upstream threads\n(.*?)\n\n\*\*", text, re.S)
 if not m:
-    sys.exit("README has no threads table")
+    sys.exit(readme + " has no threads table")
 rows = [l for l in m.group(1).split("\n")
         if l.startswith("| ") and not l.startswith("| thread") and not l.startswith("|---")]
 if not rows:
-    sys.exit("README's threads table has no rows")
+    sys.exit("the threads table has no rows")
 held, unheld, figures = set(), set(), 0
 checked = {}
 for row in rows:
@@ -360,18 +633,18 @@ for row in rows:
         for f in re.findall(r"-?[0-9][0-9.]* \[-?[0-9][0-9.]*\.\.-?[0-9][0-9.]*\]", seg):
             figures += 1
             if f not in rep:
-                sys.exit("README's table, %s: %s is not in %s/report.txt" % (name, f, d))
+                sys.exit("the threads table, %s: %s is not in %s/report.txt" % (name, f, d))
         for pv in re.findall(r"\bp = ([0-9][0-9.e-]*[0-9])", seg):
             figures += 1
             if "p=" + pv not in rep:
-                sys.exit("README's table, %s: p = %s is not in %s/report.txt" % (name, pv, d))
+                sys.exit("the threads table, %s: p = %s is not in %s/report.txt" % (name, pv, d))
 print("%d figures of %s held to their recorded runs; not recorded: %s"
       % (figures, ", ".join(sorted(held)), ", ".join(sorted(unheld)) or "none"))
 PY
 ); then
-    ok "README's threads table: $out"
+    ok "docs/start.md's threads table: $out"
 else
-    notok "README's threads table: $out"
+    notok "docs/start.md's threads table: $out"
 fi
 
 # The space wait compared like with like: runs recorded under
