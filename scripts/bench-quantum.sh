@@ -1,5 +1,5 @@
 #!/bin/bash
-# Cost of lock-step quanta (-icount quantum=, patches/qemu/0014): host time
+# Cost of lock-step quanta (-icount quantum=, patches/qemu/0014-0020): host time
 # per virtual second and per operation, stock icount against two quanta,
 # side by side, and quantum-yield=continue against forfeit, at 1 and 8
 # vCPUs.

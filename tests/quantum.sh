@@ -1,5 +1,5 @@
 #!/bin/bash
-# Lock-step quanta (-icount quantum=NS, patches/qemu/0014): TAP output.
+# Lock-step quanta (-icount quantum=NS, patches/qemu/0014-0020): TAP output.
 #
 #  (a) parallel time: fast SMMU, map+unmap on 1 and on 8 vCPUs (a thread
 #      per vCPU), shift 4.  In the mode (quantum=10000) the per-CPU rate at
