@@ -12,7 +12,8 @@
 #    icount;
 #  - vCPUs waiting in WFI for their timers run on (the warp between rounds);
 #  - loadvm inside rounds never leaves the guest stopped
-#    (tests/quantum/loadvm.py: snapshots of stock icount, loaded 40 times).
+#    (tests/quantum/loadvm.py: stock icount snapshots with every vCPU idle
+#    and no timer due, loaded 10 times inside rounds).
 #
 #   tests/quantum-bm.sh QEMU QEMU-TREE OUTDIR
 set -uo pipefail
@@ -54,8 +55,8 @@ elif ! { bmcc -x assembler-with-cpp -Wa,--noexecstack -c "$T/aarch64/system/boot
          bm counter-10000 quantum-counter -DQUANTUM_NS=10000 &&
          bm counter-1000 quantum-counter -DQUANTUM_NS=1000 &&
          bm counter-0 quantum-counter &&
-         bm idle-forever quantum-idle -DTICKS=0 &&
-         bm busy-forever quantum-idle -DTICKS=0 -DBUSY=1; } 2>>"$BM/build.log"; then
+         bm idle-forever quantum-idle -DTICKS=0 -DPERIOD_US=5000000 &&
+         bm busy-forever quantum-idle -DTICKS=0 -DBUSY=1 -DPERIOD_US=5000000; } 2>>"$BM/build.log"; then
     notok "the bare-metal guests do not build: $(head -n 3 "$BM/build.log" | tr '\n' ' ')"
 else
     # bmcheck WHAT NAME GUEST ICOUNT: exit 0 and PASS
@@ -85,7 +86,7 @@ else
         idle quantum-idle shift=4,sleep=off,quantum=10000
     mkdir -p "$BM/loadvm"
     if timeout 300 python3 "$ROOT/tests/quantum/loadvm.py" "$Q" "$BM/idle-forever" \
-        "$BM/busy-forever" "$BM/loadvm" 40 >"$BM/loadvm.out" 2>&1; then
+        "$BM/busy-forever" "$BM/loadvm" 20 >"$BM/loadvm.out" 2>&1; then
         ok "quantum=10000: loadvm inside rounds, the guest ran on every time: $(tail -n 1 "$BM/loadvm.out")"
     else
         notok "quantum=10000: loadvm: $(grep -v 'ran on' "$BM/loadvm.out" | tr '\n' ' ')"
