@@ -445,14 +445,8 @@ static char *repeats_note(const Line *l)
     if (!l->rep_a && !l->rep_b) {
         return NULL;
     }
-    return g_strdup_printf("not independent samples: %u of %s's %u runs "
-                           "and %u of %s's %u repeat another bit for bit "
-                           "(RESULT lines and model counters: the seed does "
-                           "not reach the run): the p counts them as "
-                           "independent and stands for nothing, no interval, "
-                           "no verdict; give the runs a seed that changes "
-                           "them (smmulab.seed, or cmdq-seed with "
-                           "cmdq-jitter-ns: docs/scenarios.md)",
+    return g_strdup_printf("%u of %s's %u runs and %u of %s's %u repeat "
+                           "another bit for bit: no interval, no verdict",
                            l->rep_a, l->var->variant, l->runs_a, l->rep_b,
                            l->base->variant, l->runs_b);
 }
@@ -694,7 +688,7 @@ static char *power_text(const Line *l, gboolean sig, double alpha,
     json_builder_begin_object(b);
     if (l->rep_a || l->rep_b) {
         g_string_append(s, "no power figure: the runs are not independent "
-                        "samples (above)");
+                        "samples");
     } else if (l->paired) {
         if (l->m) {
             *sd = sd_text(l, smmulab_wilcoxon_detectable(l->na, alpha,
@@ -1183,6 +1177,21 @@ void report_verdicts(GString *t, JsonBuilder *b, JsonObject *sc,
                         "baseline\n");
     }
     g_string_append(t, missing->str);
+    for (i = 0; i < lines->len; i++) {
+        Line *l = g_ptr_array_index(lines, i);
+
+        if (l->rep_a || l->rep_b) {
+            g_string_append(t, "  runs that repeat another of their variant "
+                            "bit for bit (RESULT lines and model counters) "
+                            "are not independent samples: the seed does not "
+                            "reach the run, and the lines that compare them "
+                            "have no interval and no verdict; give the runs "
+                            "a seed that changes them (the guest's "
+                            "smmulab.seed, or cmdq-seed with cmdq-jitter-ns: "
+                            "docs/scenarios.md)\n");
+            break;
+        }
+    }
     if (!base || nvar < 2) {
         /* nothing was compared: no primary or exploratory line */
     } else if (primary) {
