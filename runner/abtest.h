@@ -160,6 +160,17 @@ double smmulab_hodges_lehmann(const double *a, size_t na, const double *b,
                               double *hi, double *level);
 
 /*
+ * The same, and which ends are open: @open[0] (@open[1]) is true where
+ * *@lo (*@hi) is the next double inside a difference at which the test
+ * itself rejects; the end to print is then that difference, "(" or ")".
+ * Never true for an infinite or a NaN end.
+ */
+double smmulab_hodges_lehmann_open(const double *a, size_t na,
+                                   const double *b, size_t nb, double alpha,
+                                   double *lo, double *hi, double *level,
+                                   bool open[2]);
+
+/*
  * Paired runs.  Repeat r of every variant boots with the same seed
  * (smmulab_repeat_seed()), so under icount variant A's run r and variant
  * B's run r form a pair; the tests below take the paired differences
@@ -237,6 +248,12 @@ double smmulab_wilcoxon_min_p_data(const double *d, size_t n);
 double smmulab_hodges_lehmann_paired(const double *d, size_t n, double alpha,
                                      double *lo, double *hi, double *level);
 
+/* The same, and which ends are open (as smmulab_hodges_lehmann_open()) */
+double smmulab_hodges_lehmann_paired_open(const double *d, size_t n,
+                                          double alpha, double *lo,
+                                          double *hi, double *level,
+                                          bool open[2]);
+
 /*
  * McNemar's exact test for a yes/no outcome (an event in a run) of paired
  * runs: @b pairs where only A had it, @c where only B had it (pairs where
@@ -297,9 +314,11 @@ double smmulab_fisher_detectable(unsigned na, unsigned nb, double rb,
                                  bool up, double alpha, double power);
 
 /*
- * The smallest n per variant (equal groups, at most @max) at which
- * Fisher's test detects rates @ra against @rb with @power; 0 when @max is
- * not enough (or the rates are equal).
+ * The smallest n per variant (equal groups, at most @max) from which
+ * Fisher's test's power to detect rates @ra against @rb stays at or above
+ * @power up to @max (not monotone in n: 2/7 against 0/7 has 83 % at 23,
+ * 76 % at 25, and stays from 27); 0 when @max is not enough (or the rates
+ * are equal).  Exact (every outcome enumerated).
  */
 unsigned smmulab_fisher_n_needed(double ra, double rb, double alpha,
                                  double power, unsigned max);
@@ -328,6 +347,15 @@ double smmulab_mwu_detectable(size_t na, size_t nb, double alpha,
  */
 unsigned smmulab_mwu_n_needed(double delta, double alpha, double power,
                               unsigned max);
+
+/*
+ * How far a standard deviation estimated with @df degrees of freedom may
+ * be from the true one: with confidence @conf the true SD lies within
+ * *@lo to *@hi times the estimate (normal data; chi-square: sqrt(df /
+ * chi2_{(1+conf)/2}) and sqrt(df / chi2_{(1-conf)/2})).  0.70 to 1.75 at
+ * 10 degrees (6 + 6 runs), 0.62 to 2.45 at 5 (6 pairs); NaN at 0.
+ */
+void smmulab_sd_range(unsigned df, double conf, double *lo, double *hi);
 
 /*
  * The seed of repeat @rep of a scenario whose seed is @scenario_seed: a

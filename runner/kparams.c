@@ -727,6 +727,35 @@ gboolean smmulab_kparams_check(const SmmulabKParams *kp, const char *append,
     return TRUE;
 }
 
+char *smmulab_kparams_ignored(const char *append)
+{
+    g_autoptr(GPtrArray) toks = split_cmdline(append);
+    const char *wait = NULL, *alloc = NULL;
+    guint i;
+
+    for (i = 0; i < toks->len; i++) {
+        const char *t = g_ptr_array_index(toks, i);
+
+        if (!strcmp(t, "--")) {
+            break;
+        }
+        /* the last setting of a parameter is the one the kernel keeps */
+        if (g_str_has_prefix(t, "arm_smmu_v3.cmdq_wait=")) {
+            wait = t;
+        } else if (g_str_has_prefix(t, "arm_smmu_v3.cmdq_alloc=")) {
+            alloc = t + strlen("arm_smmu_v3.cmdq_alloc=");
+        }
+    }
+    if (wait && alloc && !strcmp(alloc, "add")) {
+        return g_strdup_printf("%s: ignored under arm_smmu_v3.cmdq_alloc=add "
+                               "(add waits for its slots with a helper of "
+                               "its own, docs/guest.md), though the "
+                               "kernel's line would print it: drop one of "
+                               "them", wait);
+    }
+    return NULL;
+}
+
 static int cmp_str(gconstpointer a, gconstpointer b)
 {
     return strcmp(*(char *const *)a, *(char *const *)b);

@@ -74,6 +74,15 @@ gboolean smmulab_kparams_check(const SmmulabKParams *kp, const char *append,
                                GError **err);
 
 /*
+ * Why a choice on the command line @append would be ignored, or NULL:
+ * arm_smmu_v3.cmdq_wait= under arm_smmu_v3.cmdq_alloc=add, which waits for
+ * its slots with its own helper whatever cmdq_wait says, while the
+ * driver's probe line still prints cmdq_wait (the last setting of each
+ * counts, as for the kernel).  Free with g_free().
+ */
+char *smmulab_kparams_ignored(const char *append);
+
+/*
  * @append as the kernel will run it: its parameters sorted, the last of
  * each name kept, a choice's or number's default written out and dropped
  * (so "" and "arm_smmu_v3.cmdq_lock=fair" read the same).  Two variants

@@ -35,6 +35,7 @@ gboolean smmulab_preflight(const SmmulabScenario *sc, const char *kernel,
     for (i = 0; i < sc->variants->len; i++) {
         const SmmulabVariant *var = g_ptr_array_index(sc->variants, i);
         g_autofree char *asked = smmulab_scenario_asked(sc, var->append);
+        g_autofree char *ignored = NULL;
         const SmmulabKParams *kp;
 
         pl[i].var = var;
@@ -55,6 +56,12 @@ gboolean smmulab_preflight(const SmmulabScenario *sc, const char *kernel,
             g_hash_table_insert(lists, g_strdup(pl[i].kernel), k);
         }
         kp = g_hash_table_lookup(lists, pl[i].kernel);
+        ignored = smmulab_kparams_ignored(asked);
+        if (ignored) {
+            g_set_error(err, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
+                        "%s: variant %s: %s", sc->file, var->name, ignored);
+            goto out;
+        }
         if (kp && !smmulab_kparams_check(kp, asked, err)) {
             g_prefix_error(err, "%s: variant %s: ", sc->file, var->name);
             goto out;

@@ -80,6 +80,11 @@ GPtrArray *report_columns_of(JsonObject *sc, JsonArray *runs);
 gboolean report_run_matches(JsonObject *run, const Column *c,
                             const char *point);
 gboolean report_run_counts(JsonObject *run);
+/*
+ * A run's outcome as the repeats check compares it (RESULT lines and model
+ * counters); free with g_free()
+ */
+char *report_run_signature(JsonObject *run);
 GArray *report_values_of(JsonArray *runs, const Metric *m, const Column *c,
                          const char *point);
 double report_aggregate(JsonArray *runs, const Metric *m, const Column *c,

@@ -38,7 +38,11 @@ typedef struct Line {
     guint only_a, only_b;       /* paired events: pairs discordant each way */
     guint used;                 /* paired values: nonzero differences */
     double shift, lo, hi, level, base_median, sd;
+    bool open[2];               /* an end the test itself rejects */
     guint family;               /* the lines of its Holm family */
+    /* runs of var, base that repeat another of theirs bit for bit */
+    guint rep_a, rep_b, runs_a, runs_b;
+    gboolean rejects;           /* the verdict: line_rejects() */
     gboolean exact;
     GArray *va, *vb;            /* per-run values (metric lines) */
 } Line;
@@ -135,6 +139,58 @@ static GPtrArray *pairs_of(JsonArray *runs, const Column *var,
         }
     }
     return pairs;
+}
+
+/*
+ * Under icount, how many of @c's runs at @point that count repeat an
+ * earlier one of them bit for bit (report_run_signature(): RESULT lines and
+ * model counters), of *@n
+ */
+static guint runs_repeated(JsonArray *runs, const Column *c,
+                           const char *point, guint *n)
+{
+    g_autoptr(GHashTable) seen = g_hash_table_new_full(g_str_hash,
+                                                       g_str_equal, g_free,
+                                                       NULL);
+    guint i, k = 0;
+
+    *n = 0;
+    for (i = 0; i < json_array_get_length(runs); i++) {
+        JsonObject *r = json_array_get_object_element(runs, i);
+        char *sig;
+
+        if (!report_run_matches(r, c, point) || !report_run_counts(r)) {
+            continue;
+        }
+        (*n)++;
+        sig = report_run_signature(r);
+        if (g_hash_table_contains(seen, sig)) {
+            k++;
+            g_free(sig);
+        } else {
+            g_hash_table_add(seen, sig);
+        }
+    }
+    return k;
+}
+
+/*
+ * The verdict of @l: Holm's adjusted p below alpha, from runs that are
+ * independent samples (no repeat identical to another: under icount that
+ * means the seed did not reach the run), and for a line with a shift an
+ * interval that excludes 0.  The verdict follows the interval: Holm's
+ * step-down may reject where the family's Bonferroni interval holds 0,
+ * and the signed-rank test may reject 0 in a gap of the shifts it accepts;
+ * neither is called a difference.  Every line so called is one Holm
+ * rejects, so the family-wise error stays at most alpha.
+ */
+static gboolean line_rejects(const Line *l)
+{
+    if (!smmulab_significant(l->p_adj, SMMULAB_ALPHA) ||
+        l->rep_a || l->rep_b) {
+        return FALSE;
+    }
+    return !l->m || (!isnan(l->lo) && (l->lo > 0 || l->hi < 0));
 }
 
 /* One comparison of paired runs; NULL without a pair */
@@ -347,25 +403,28 @@ static void line_interval(Line *l)
             d[i] = g_array_index(l->va, double, i) -
                    g_array_index(l->vb, double, i);
         }
-        l->shift = smmulab_hodges_lehmann_paired(d, l->na, alpha, &l->lo,
-                                                 &l->hi, &l->level);
+        l->shift = smmulab_hodges_lehmann_paired_open(d, l->na, alpha,
+                                                      &l->lo, &l->hi,
+                                                      &l->level, l->open);
     } else {
         /* the shift of the variant against the baseline */
-        l->shift = smmulab_hodges_lehmann((double *)l->vb->data, l->nb,
-                                          (double *)l->va->data, l->na,
-                                          alpha, &l->lo, &l->hi, &l->level);
+        l->shift = smmulab_hodges_lehmann_open((double *)l->vb->data, l->nb,
+                                               (double *)l->va->data, l->na,
+                                               alpha, &l->lo, &l->hi,
+                                               &l->level, l->open);
     }
 }
 
 /*
  * An end of an interval: infinite where the test rejects no shift that
- * far out on that side (ties: abtest.h), open at 0 where the test at 0
- * rejects but not just inside (given as the next double inside, which
- * prints as 0 itself: say so), else the value
+ * far out on that side (ties: abtest.h), open where the test at that
+ * difference itself rejects (given as the next double inside, which
+ * prints as the difference: at 0, as 0 itself), else closed
  */
 static char *iv_end(const Line *l, double v, gboolean low)
 {
     g_autofree char *x = NULL;
+    gboolean open = l->open[low ? 0 : 1];
 
     if (isinf(v)) {
         return g_strdup(low ? "(-inf" : "inf)");
@@ -374,7 +433,22 @@ static char *iv_end(const Line *l, double v, gboolean low)
         return g_strdup(low ? "(0" : "0)");
     }
     x = fmt_value(l, v);
-    return low ? g_strdup_printf("[%s", x) : g_strdup_printf("%s]", x);
+    if (low) {
+        return g_strdup_printf("%s%s", open ? "(" : "[", x);
+    }
+    return g_strdup_printf("%s%s", x, open ? ")" : "]");
+}
+
+/* Why @l has no verdict when its runs repeat each other, or NULL */
+static char *repeats_note(const Line *l)
+{
+    if (!l->rep_a && !l->rep_b) {
+        return NULL;
+    }
+    return g_strdup_printf("%u of %s's %u runs and %u of %s's %u repeat "
+                           "another bit for bit: no interval, no verdict",
+                           l->rep_a, l->var->variant, l->runs_a, l->rep_b,
+                           l->base->variant, l->runs_b);
 }
 
 /*
@@ -384,9 +458,14 @@ static char *iv_end(const Line *l, double v, gboolean low)
 static char *finding(const Line *l, gboolean sig)
 {
     g_autofree char *shift = NULL, *rel = NULL, *iv = NULL, *lv = NULL;
+    g_autofree char *why = repeats_note(l);
     g_autoptr(GString) par = g_string_new(NULL);
     const char *note = NULL;
 
+    if (why && !l->m) {
+        return g_strdup_printf("%u/%u vs %u/%u (%s)", l->ka, l->na, l->kb,
+                               l->nb, why);
+    }
     if (!l->m && l->paired) {
         return g_strdup_printf("%u/%u vs %u/%u (%u %s: %u with it only "
                                "under %s, %u only under %s)", l->ka, l->na,
@@ -397,6 +476,10 @@ static char *finding(const Line *l, gboolean sig)
         return g_strdup_printf("%u/%u vs %u/%u", l->ka, l->na, l->kb, l->nb);
     }
     shift = fmt_value(l, l->shift);
+    if (why) {
+        return g_strdup_printf("%sshift %s%s (%s)", l->paired ? "paired " :
+                               "", l->shift > 0 ? "+" : "", shift, why);
+    }
     lv = iv_level(l);
     if (isnan(l->lo)) {
         g_autofree char *nt = n_text(l);
@@ -404,7 +487,8 @@ static char *finding(const Line *l, gboolean sig)
         iv = g_strdup_printf("no %s %% interval at %s", lv, nt);
         if (sig) {
             note = "its test rejects 0 but not the shifts far out on "
-                   "either side (ties): no interval can exclude 0";
+                   "either side (ties): no interval can exclude 0, and "
+                   "the verdict follows the interval";
         }
     } else {
         g_autofree char *lo = iv_end(l, l->lo, TRUE);
@@ -413,10 +497,11 @@ static char *finding(const Line *l, gboolean sig)
         iv = g_strdup_printf("%s, %s", lo, hi);
         if (sig && !(l->lo > 0 || l->hi < 0)) {
             note = !smmulab_significant(l->p, SMMULAB_ALPHA / l->family) ?
-                "Holm's step-down rejects what this Bonferroni interval "
-                "does not" :
-                "its test rejects 0 but not shifts on either side of it: "
-                "no interval can exclude 0";
+                "Holm's step-down rejects 0, this Bonferroni interval "
+                "holds it, and the verdict follows the interval" :
+                "its test rejects 0 but not shifts on either side of it "
+                "(a gap: zero differences dropped): the interval holds 0, "
+                "and the verdict follows the interval";
         }
     }
     if (l->family > 1) {
@@ -559,15 +644,56 @@ static void paired_power_text(GString *s, const Line *l, gboolean sig,
     }
 }
 
-/* The smallest effect the n detects, and the n the observed one needs */
+/*
+ * How far the power line's shift in units rests on the runs' SD, itself
+ * an estimate: the true SD's 95 % range about it (chi-square), and the
+ * shift's with it; NULL where the line has no such shift
+ */
+static char *sd_text(const Line *l, double d, JsonBuilder *b)
+{
+    guint df = l->paired ? l->na - 1 : l->na + l->nb - 2;
+    double lo, hi;
+    g_autofree char *ulo = NULL, *uhi = NULL;
+
+    if (!l->m || !(l->sd > 0) || isnan(d) || !df) {
+        return NULL;
+    }
+    smmulab_sd_range(df, 0.95, &lo, &hi);
+    json_builder_set_member_name(b, "sd_range");
+    json_builder_begin_array(b);
+    json_builder_add_double_value(b, lo);
+    json_builder_add_double_value(b, hi);
+    json_builder_end_array(b);
+    ulo = fmt_value(l, d * l->sd * lo);
+    uhi = fmt_value(l, d * l->sd * hi);
+    return g_strdup_printf("that shift in units rests on the SD of %s, "
+                           "itself estimated (%u degrees of freedom): the "
+                           "true SD is %.2f-%.2f times it (95 %%, normal "
+                           "data), the shift about %s to %s",
+                           l->paired ? "the pairs' differences" :
+                           "the runs", df, lo, hi, ulo, uhi);
+}
+
+/*
+ * The smallest effect the n detects, and the n the observed one needs;
+ * in *@sd, the line saying how far its shift rests on the SD (or NULL)
+ */
 static char *power_text(const Line *l, gboolean sig, double alpha,
-                        JsonBuilder *b)
+                        JsonBuilder *b, char **sd)
 {
     GString *s = g_string_new(NULL);
 
+    *sd = NULL;
     json_builder_set_member_name(b, "power");
     json_builder_begin_object(b);
-    if (l->paired) {
+    if (l->rep_a || l->rep_b) {
+        g_string_append(s, "no power figure: the runs are not independent "
+                        "samples");
+    } else if (l->paired) {
+        if (l->m) {
+            *sd = sd_text(l, smmulab_wilcoxon_detectable(l->na, alpha,
+                                                         SMMULAB_POWER), b);
+        }
         paired_power_text(s, l, sig, alpha, b);
     } else if (!l->m) {
         double rb = (double)l->kb / l->nb, ra = (double)l->ka / l->na;
@@ -685,6 +811,7 @@ static char *power_text(const Line *l, gboolean sig, double alpha,
 
             needed_text(s, b, l, n);
         }
+        *sd = sd_text(l, d, b);
     }
     json_builder_end_object(b);
     return g_string_free(s, FALSE);
@@ -730,6 +857,11 @@ static void line_json_common(JsonBuilder *b, const Line *l, const char *text)
         }
         json_builder_end_array(b);
     }
+    if (l->rep_a || l->rep_b) {
+        /* runs that repeat another of their variant: no verdict */
+        smmulab_json_add_int(b, "repeated_runs", l->rep_a);
+        smmulab_json_add_int(b, "baseline_repeated_runs", l->rep_b);
+    }
     if (l->paired && !l->m) {
         smmulab_json_add_int(b, "only_variant", l->only_a);
         smmulab_json_add_int(b, "only_baseline", l->only_b);
@@ -741,7 +873,7 @@ static void line_json_common(JsonBuilder *b, const Line *l, const char *text)
         json_builder_set_member_name(b, "shift");
         json_builder_add_double_value(b, l->shift);
         json_builder_set_member_name(b, "interval");
-        if (isnan(l->lo)) {
+        if (isnan(l->lo) || l->rep_a || l->rep_b) {
             json_builder_add_null_value(b);
         } else {
             /* an infinite end (ties, abtest.h) as null */
@@ -750,6 +882,12 @@ static void line_json_common(JsonBuilder *b, const Line *l, const char *text)
                          : json_builder_add_double_value(b, l->lo);
             isinf(l->hi) ? json_builder_add_null_value(b)
                          : json_builder_add_double_value(b, l->hi);
+            json_builder_end_array(b);
+            /* an end the test at its difference rejects, "(" or ")" */
+            json_builder_set_member_name(b, "interval_open");
+            json_builder_begin_array(b);
+            json_builder_add_boolean_value(b, l->open[0]);
+            json_builder_add_boolean_value(b, l->open[1]);
             json_builder_end_array(b);
         }
         json_builder_set_member_name(b, "interval_level");
@@ -764,19 +902,20 @@ static void line_json_common(JsonBuilder *b, const Line *l, const char *text)
 static void print_primary(GString *t, JsonBuilder *b, JsonObject *sc,
                           const Line *l, guint family, gboolean unreliable)
 {
-    gboolean sig = smmulab_significant(l->p_adj, SMMULAB_ALPHA);
+    gboolean held = smmulab_significant(l->p_adj, SMMULAB_ALPHA);
+    gboolean sig = l->rejects;
     g_autofree char *label = report_point_label(sc, l->point);
-    g_autofree char *what = finding(l, sig), *pw = NULL, *line = NULL;
+    g_autofree char *what = finding(l, held), *pw = NULL, *line = NULL;
     g_autofree char *ps = smmulab_format_p(l->p, SMMULAB_ALPHA);
     g_autofree char *pa = smmulab_format_p(l->p_adj, SMMULAB_ALPHA);
     g_autofree char *adj = family > 1 ?
         g_strdup_printf(", Holm over %u: %s", family, pa) : g_strdup("");
-    g_autofree char *verdict = NULL;
+    g_autofree char *verdict = NULL, *sd = NULL;
     g_autofree char *nt = n_text(l);
 
     json_builder_begin_object(b);
     /* in a family, Holm's first step: the most it asks */
-    pw = power_text(l, sig, SMMULAB_ALPHA / family, b);
+    pw = power_text(l, sig, SMMULAB_ALPHA / family, b, &sd);
     if (sig && unreliable) {
         verdict = g_strdup("DIFFERENT, but the control is UNRELIABLE: do "
                            "not blame a variant");
@@ -786,6 +925,11 @@ static void print_primary(GString *t, JsonBuilder *b, JsonObject *sc,
         verdict = g_strdup("DIFFERENT (no control run)");
     } else if (sig) {
         verdict = g_strdup("DIFFERENT");
+    } else if (l->rep_a || l->rep_b) {
+        verdict = g_strdup("no verdict: the runs repeat each other");
+    } else if (held) {
+        verdict = g_strdup_printf("no significant difference at %s (its "
+                                  "interval holds 0)", nt);
     } else if (smmulab_significant(l->p, SMMULAB_ALPHA)) {
         verdict = g_strdup_printf("no significant difference after the "
                                   "correction at %s", nt);
@@ -798,18 +942,25 @@ static void print_primary(GString *t, JsonBuilder *b, JsonObject *sc,
                            what, test_name(l), ps, adj,
                            l->exact ? "" : ", normal approximation", verdict);
     g_string_append_printf(t, "  %s\n    power: %s\n", line, pw);
+    if (sd) {
+        g_string_append_printf(t, "    %s\n", sd);
+    }
     line_json_common(b, l, line);
     smmulab_json_add_bool(b, "differs", sig);
     smmulab_json_add_string(b, "power_text", pw);
+    if (sd) {
+        smmulab_json_add_string(b, "sd_text", sd);
+    }
     json_builder_end_object(b);
 }
 
 static void print_exploratory(GString *t, JsonBuilder *b, JsonObject *sc,
                               const Line *l)
 {
-    gboolean sig = smmulab_significant(l->p_adj, SMMULAB_ALPHA);
+    gboolean held = smmulab_significant(l->p_adj, SMMULAB_ALPHA);
+    gboolean sig = l->rejects;
     g_autofree char *label = report_point_label(sc, l->point);
-    g_autofree char *what = finding(l, sig), *line = NULL;
+    g_autofree char *what = finding(l, held), *line = NULL;
     g_autofree char *ps = smmulab_format_p(l->p, SMMULAB_ALPHA);
     g_autofree char *pa = smmulab_format_p(l->p_adj, SMMULAB_ALPHA);
 
@@ -877,7 +1028,7 @@ static char *quanta_line(JsonObject *sc, GPtrArray *lines)
                 lo = lo == 0 || q < lo ? q : lo;
                 hi = q > hi ? q : hi;
             }
-            to = smmulab_significant(m->p_adj, SMMULAB_ALPHA) ? yes : no;
+            to = m->rejects ? yes : no;
             g_string_append_printf(to, "%s%s%s", to->len ? ", " : "",
                                    m->point, q > 0 ? "" : " (stock icount)");
         }
@@ -993,6 +1144,11 @@ void report_verdicts(GString *t, JsonBuilder *b, JsonObject *sc,
                     continue;
                 }
                 l->primary = primary && !strcmp(id, primary);
+                if (json_object_get_boolean_member_with_default(sc, "icount",
+                                                                FALSE)) {
+                    l->rep_a = runs_repeated(runs, col, pt, &l->runs_a);
+                    l->rep_b = runs_repeated(runs, base, pt, &l->runs_b);
+                }
                 g_ptr_array_add(lines, l);
             }
         }
@@ -1004,6 +1160,7 @@ void report_verdicts(GString *t, JsonBuilder *b, JsonObject *sc,
 
         l->family = l->primary ? nprimary : nexpl;
         line_interval(l);
+        l->rejects = line_rejects(l);
     }
 
     json_builder_set_member_name(b, "primary");
@@ -1024,6 +1181,21 @@ void report_verdicts(GString *t, JsonBuilder *b, JsonObject *sc,
                         "baseline\n");
     }
     g_string_append(t, missing->str);
+    for (i = 0; i < lines->len; i++) {
+        Line *l = g_ptr_array_index(lines, i);
+
+        if (l->rep_a || l->rep_b) {
+            g_string_append(t, "  runs that repeat another of their variant "
+                            "bit for bit (RESULT lines and model counters) "
+                            "are not independent samples: the seed does not "
+                            "reach the run, and the lines that compare them "
+                            "have no interval and no verdict; give the runs "
+                            "a seed that changes them (the guest's "
+                            "smmulab.seed, or cmdq-seed with cmdq-jitter-ns: "
+                            "docs/scenarios.md)\n");
+            break;
+        }
+    }
     if (!base || nvar < 2) {
         /* nothing was compared: no primary or exploratory line */
     } else if (primary) {

@@ -19,7 +19,7 @@
 #include "report-internal.h"
 
 /* A run's outcome as compared between runs: RESULT lines and counters */
-static char *run_signature(JsonObject *r)
+char *report_run_signature(JsonObject *r)
 {
     g_autoptr(JsonGenerator) gen = json_generator_new();
     JsonNode *lines = json_object_get_member(r, "result_lines");
@@ -69,7 +69,7 @@ static char *determinism(JsonObject *sc, JsonArray *runs, JsonBuilder *b)
             json_object_get_string_member(r, "variant"),
             json_object_get_string_member_with_default(r, "point", ""),
             json_object_get_boolean_member(r, "control"));
-        char *sig = run_signature(r);
+        char *sig = report_run_signature(r);
         g_autofree char *both = g_strconcat(key, "#", sig, NULL);
         const char *prev = g_hash_table_lookup(first, key);
 

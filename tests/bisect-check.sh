@@ -100,10 +100,25 @@ else
     got=$(pool gg "$FIX/good" -- "$FIX/good")
     [ "${got%% *}" = no ] && ok "good against good: no difference ($got)" ||
         notok "good against good: '$got'"
-    got=$(pool gbb "$FIX/good" -- "$FIX/bad" "$FIX/bad")
+    # a second batch of bad: its runs as bad's, but runs of their own
+    # (their RESULT lines differ, as a second batch's would)
+    mkdir "$tmp/bad2"
+    python3 - "$FIX/bad/runs.json" "$tmp/bad2/runs.json" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+for r in j["runs"]:
+    r["result_lines"] = r.get("result_lines", []) + ["batch=2"]
+json.dump(j, open(sys.argv[2], "w"))
+PY
+    got=$(pool gbb "$FIX/good" -- "$FIX/bad" "$tmp/bad2")
     [ "${got% *}" = "yes 0.00202 4" ] && [ "${got##* }" = 8 ] &&
         ok "good against two batches of bad pooled: n=4+8 ($got)" ||
         notok "good against bad pooled n=4+8: '$got', not 'yes 0.00202 4 8'"
+    # one batch pooled twice: its runs repeat each other bit for bit, not
+    # independent samples, so no verdict (issue 40)
+    got=$(pool gbsame "$FIX/good" -- "$FIX/bad" "$FIX/bad")
+    [ "${got%% *}" = no ] && ok "one batch of bad pooled twice: no verdict ($got)" ||
+        notok "one batch of bad pooled twice: '$got', not 'no ...'"
     # a step whose runs are bad's: bad; good's: good
     read -r dg _ < <(pool s1 "$FIX/good" -- "$FIX/bad")
     read -r db _ < <(pool s2 "$FIX/bad" -- "$FIX/bad")

@@ -748,6 +748,15 @@ static void test_power(void)
     g_assert_cmpuint(smmulab_fisher_n_needed(0.3, 0.3, A, SMMULAB_POWER,
                                              100), ==, 0);
     /*
+     * The n from which the power stays at 80 %, not the first to reach
+     * it (issue 40: 2/7 against 0/7 has 83 % at 23, 76 % at 25, and
+     * stays from 27; scipy.stats.fisher_exact by enumeration)
+     */
+    g_assert_cmpfloat(smmulab_fisher_power(23, 2.0 / 7, 23, 0, A), >=, 0.8);
+    g_assert_cmpfloat(smmulab_fisher_power(25, 2.0 / 7, 25, 0, A), <, 0.8);
+    g_assert_cmpuint(smmulab_fisher_n_needed(2.0 / 7, 0, A, SMMULAB_POWER,
+                                             100), ==, 27);
+    /*
      * Mann-Whitney on normal data: at 8 + 8, about 1.5 standard deviations
      * (the t-test needs 1.5; the rank test's efficiency is 3/pi);
      * python simulation of 100000 draws: power 0.80 at about 1.56.
@@ -1442,6 +1451,34 @@ static void test_wilcoxon_power(void)
                      0);
 }
 
+/*
+ * The range of the true SD about an estimate: sqrt(df / chi2.ppf(0.975,
+ * df)) and sqrt(df / chi2.ppf(0.025, df)), the quantiles from tables
+ */
+static void test_sd_range(void)
+{
+    double lo, hi;
+
+    /* chi2.ppf(0.975, 10) = 20.4832, chi2.ppf(0.025, 10) = 3.24697 */
+    smmulab_sd_range(10, 0.95, &lo, &hi);
+    g_assert_cmpfloat_with_epsilon(lo, 0.698717, 1e-5);
+    g_assert_cmpfloat_with_epsilon(hi, 1.754934, 1e-5);
+    /* 12.8325 and 0.831212 */
+    smmulab_sd_range(5, 0.95, &lo, &hi);
+    g_assert_cmpfloat_with_epsilon(lo, 0.624208, 1e-5);
+    g_assert_cmpfloat_with_epsilon(hi, 2.452614, 1e-5);
+    /* 5.02389 and 0.000982069 */
+    smmulab_sd_range(1, 0.95, &lo, &hi);
+    g_assert_cmpfloat_with_epsilon(lo, 0.446149, 1e-5);
+    g_assert_cmpfloat_with_epsilon(hi, 31.9102, 1e-3);
+    /* 238.86 and 160.92 (Wilson-Hilferty, good to 1e-4 here) */
+    smmulab_sd_range(198, 0.95, &lo, &hi);
+    g_assert_cmpfloat_with_epsilon(lo, 0.91046, 2e-4);
+    g_assert_cmpfloat_with_epsilon(hi, 1.10924, 2e-4);
+    smmulab_sd_range(0, 0.95, &lo, &hi);
+    g_assert_true(isnan(lo) && isnan(hi));
+}
+
 static void test_summary(void)
 {
     const double x[] = { 4, 1, 7, 2 };
@@ -1505,6 +1542,7 @@ int main(int argc, char **argv)
     g_test_add_func("/abtest/holm", test_holm);
     g_test_add_func("/abtest/power", test_power);
     g_test_add_func("/abtest/mann-whitney/power", test_mwu_power);
+    g_test_add_func("/abtest/sd-range", test_sd_range);
     g_test_add_func("/abtest/summary", test_summary);
     g_test_add_func("/abtest/repeat-seed", test_repeat_seed);
     return g_test_run();
