@@ -101,33 +101,35 @@ if [ -z "$addr" ]; then
     skip "gdb stop and step in the mode: no iommu_dma_map_sg in $map"
 else
     port=$((20000 + $$ % 20000))
-    map_unmap q8-gdb 8 -P 10000 -- -gdb "tcp:127.0.0.1:$port" -S &
-    pid=$!
-    timeout 120 python3 "$ROOT/tests/quantum/gdb-rsp.py" "$port" wait=0.3 \
-        "break=$addr" step=3 detach >"$OUT/gdb.out" 2>&1
-    grc=$?
-    wait $pid
-    steps=$(grep -c '^stop step ' "$OUT/gdb.out")
-    if [ $grc = 0 ] && grep -q "^stop break .* pc 0x$addr$" "$OUT/gdb.out" &&
+    # under_gdb NAME ACTIONS...: the 8-vCPU run NAME, started halted for
+    # gdb-rsp.py, which does ACTIONS (output in $OUT/NAME.rsp, status $grc)
+    under_gdb() {
+        local name=$1 pid
+        shift
+        port=$((port + 1))
+        map_unmap "$name" 8 -P 10000 -- -gdb "tcp:127.0.0.1:$port" -S &
+        pid=$!
+        timeout 120 python3 "$ROOT/tests/quantum/gdb-rsp.py" "$port" "$@" \
+            >"$OUT/$name.rsp" 2>&1
+        grc=$?
+        wait $pid
+    }
+    under_gdb q8-gdb wait=0.3 "break=$addr" step=3 detach
+    steps=$(grep -c '^stop step ' "$OUT/q8-gdb.rsp")
+    if [ $grc = 0 ] && grep -q "^stop break .* pc 0x$addr$" "$OUT/q8-gdb.rsp" &&
         [ "$steps" = 3 ] && ran q8-gdb && cmp -s "$OUT/q8.log" "$OUT/q8-gdb.log"; then
-        ok "quantum=10000: stopped by gdb, at a breakpoint, 3 steps: the same console as without gdb ($(tr '\n' ';' <"$OUT/gdb.out"))"
+        ok "quantum=10000: stopped by gdb, at a breakpoint, 3 steps: the same console as without gdb ($(tr '\n' ';' <"$OUT/q8-gdb.rsp"))"
     else
-        notok "quantum=10000 under gdb (rsp status $grc, $steps steps): $(tr '\n' ';' <"$OUT/gdb.out") $(diff "$OUT/q8.log" "$OUT/q8-gdb.log" 2>&1 | head -n 4 | tr '\n' ' ')"
+        notok "quantum=10000 under gdb (rsp status $grc, $steps steps): $(tr '\n' ';' <"$OUT/q8-gdb.rsp") $(diff "$OUT/q8.log" "$OUT/q8-gdb.log" 2>&1 | head -n 4 | tr '\n' ' ')"
     fi
     # gdb under scheduler-locking: another vCPU than the one at the
     # breakpoint single-steps while it stays stopped
-    port=$((port + 1))
-    map_unmap q8-gdb-other 8 -P 10000 -- -gdb "tcp:127.0.0.1:$port" -S &
-    pid=$!
-    timeout 120 python3 "$ROOT/tests/quantum/gdb-rsp.py" "$port" wait=0.3 \
-        "break=$addr" stepother=3 detach >"$OUT/gdb-other.out" 2>&1
-    grc=$?
-    wait $pid
-    steps=$(grep -c '^stop stepother ' "$OUT/gdb-other.out")
+    under_gdb q8-gdb-other wait=0.3 "break=$addr" stepother=3 detach
+    steps=$(grep -c '^stop stepother ' "$OUT/q8-gdb-other.rsp")
     if [ $grc = 0 ] && [ "$steps" = 3 ] && ran q8-gdb-other; then
-        ok "quantum=10000: another vCPU single-steps 3 times while the one at a breakpoint stays stopped, and the run ends ($(tr '\n' ';' <"$OUT/gdb-other.out"))"
+        ok "quantum=10000: another vCPU single-steps 3 times while the one at a breakpoint stays stopped, and the run ends ($(tr '\n' ';' <"$OUT/q8-gdb-other.rsp"))"
     else
-        notok "quantum=10000: stepping another vCPU (rsp status $grc, $steps steps): $(tr '\n' ';' <"$OUT/gdb-other.out") $(cat "$OUT/q8-gdb-other.verdict")"
+        notok "quantum=10000: stepping another vCPU (rsp status $grc, $steps steps): $(tr '\n' ';' <"$OUT/q8-gdb-other.rsp") $(cat "$OUT/q8-gdb-other.verdict")"
     fi
 fi
 
