@@ -18,7 +18,8 @@
 #   5. the tests: the timing unit test, smmuv3-cmdq-test (the model's
 #      qtest), QEMU's device-introspect-test and qom-test on the built
 #      QEMU, and the lock-step quanta's bare-metal tests
-#      (tests/quantum-bm.sh).
+#      (tests/quantum-bm.sh) and the line-transfer model's
+#      (tests/line-bm.sh).
 # Ends with one line: the counts of passed, failed and skipped test cases
 # and the wall time.  Logs in BUILDDIR/logs/check-qemu-10.2-*.log.
 #
@@ -90,6 +91,8 @@ run_tap qom-test tests/qtest/qom-test --tap
 # lock-step quanta on the series' bare-metal guests, built from the 10.2 tree
 run_tap quantum-bm bash "$SMMULAB_ROOT/tests/quantum-bm.sh" "$O/qemu-system-aarch64" \
     "$B/qemu-10.2/src" "$LOGS/check-qemu-10.2-quantum-bm"
+run_tap line-model bash "$SMMULAB_ROOT/tests/line-bm.sh" "$O/qemu-system-aarch64" \
+    "$B/qemu-10.2/src" "$LOGS/check-qemu-10.2-line-model"
 
 t=$((SECONDS - start))
 log "$what, ${summary[*]} (passed/skipped/failed)"

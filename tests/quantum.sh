@@ -1,5 +1,5 @@
 #!/bin/bash
-# Lock-step quanta (-icount quantum=NS, patches/qemu/0014-0020): TAP output.
+# Lock-step quanta (-icount quantum=NS, patches/qemu/0014-0021): TAP output.
 #
 #  (a) parallel time: fast SMMU, map+unmap on 1 and on 8 vCPUs (a thread
 #      per vCPU), shift 4.  In the mode (quantum=10000) the per-CPU rate at
@@ -23,6 +23,8 @@
 #      (tests/quantum/README: how they were made).
 #  (f) gdb single-stepping one vCPU while another sits at a breakpoint
 #      (vCont;s:N, gdb's scheduler-locking) completes, and the run ends.
+#  (g) the line-transfer model off (no line-ns=, and line-ns=0): the mode
+#      as recorded before its patch, 0021 (tests/quantum/README).
 # The series' bare-metal tests (timers, the counter, idle vCPUs, loadvm):
 # tests/quantum-bm.sh.
 #
@@ -237,20 +239,33 @@ stale=""
 while read -r sum file; do
     [ "$(sha256sum <"$B/$file" | cut -d' ' -f1)" = "$sum" ] || stale="$stale $file"
 done < <(grep -v '^#' "$G/guest.sha256")
+# golden NAME CONSOLE WHAT: run NAME's console is CONSOLE, recorded before
+# the patch that WHAT names
 golden() {
-    local name=$1 golden=$2
+    local name=$1 golden=$2 what=$3
     if [ -n "$stale" ]; then
-        skip "stock icount $name as before the patch: the guest differs from the recorded one ($stale; tests/quantum/README)"
+        skip "$what, $name, as before the patch: the guest differs from the recorded one ($stale; tests/quantum/README)"
     elif cmp -s "$G/$golden" "$OUT/$name.log"; then
-        ok "stock icount $name: the console recorded before the patch, bit for bit ($(wc -l <"$G/$golden") lines)"
+        ok "$what, $name: the console recorded before the patch, bit for bit ($(wc -l <"$G/$golden") lines)"
     else
-        notok "stock icount $name differs from $golden: $(diff "$G/$golden" "$OUT/$name.log" | head -n 4 | tr '\n' ' ')"
+        notok "$what, $name, differs from $golden: $(diff "$G/$golden" "$OUT/$name.log" | head -n 4 | tr '\n' ' ')"
     fi
 }
-golden s8 stock-map-unmap-8.console
-boot s4-timed -I 4 -c 4 -w unmap-storm -s cmdqs=8 -s ril=off -s cmdq-cmd-ns=20000 \
-    -a "smmulab.seconds=1 smmulab.size=1M smmulab.total=4M smmulab.seed=1 arm_smmu_v3.cmdq_lock=legacy"
-golden s4-timed stock-unmap-storm-4.console
+storm=(-w unmap-storm -s cmdqs=8 -s ril=off -s cmdq-cmd-ns=20000
+       -a "smmulab.seconds=1 smmulab.size=1M smmulab.total=4M smmulab.seed=1 arm_smmu_v3.cmdq_lock=legacy")
+golden s8 stock-map-unmap-8.console "stock icount (no quantum)"
+boot s4-timed -I 4 -c 4 "${storm[@]}"
+golden s4-timed stock-unmap-storm-4.console "stock icount (no quantum)"
+
+# (g) the line-transfer model off (no line-ns=, and line-ns=0) is the mode
+# as recorded before its patch (0021)
+golden q8 quantum-map-unmap-8.console "quantum=10000 without line-ns"
+map_unmap q8-line0 8 -P 10000,line-ns=0
+golden q8-line0 quantum-map-unmap-8.console "quantum=10000,line-ns=0"
+boot q4-storm -I 4 -c 4 -P 10000 "${storm[@]}"
+golden q4-storm quantum-unmap-storm-4.console "quantum=10000 without line-ns"
+boot q4-storm-line0 -I 4 -c 4 -P 10000,line-ns=0 "${storm[@]}"
+golden q4-storm-line0 quantum-unmap-storm-4.console "quantum=10000,line-ns=0"
 
 echo "1..$n"
 [ $fails = 0 ]
