@@ -6,7 +6,8 @@
 #   make check    build, then run every test
 #   make build    build QEMU, the guest kernel and tools
 #   make bench-unmap  the model's guest evidence: unmap latency vs model time
-#   make bench-zero-cost, bench-engine-cost, fuzz-long, qtest-suite   (docs/testing.md)
+#   make bench-zero-cost, bench-engine-cost, bench-lines, fuzz-long,
+#                 qtest-suite   (docs/testing.md)
 #   make series   the QEMU changes as a git-am-able series in build/series/
 #   make check-series   that series built and tested after every patch
 #   make check-qemu-10.2   the series on QEMU 10.2.x (Debian sid's newest,
@@ -33,7 +34,7 @@ BUILD ?= build
 MESON ?= meson
 export QEMU_SRC LINUX_SRC SMMULAB_JOBS SMMULAB_CACHE
 
-.PHONY: all build build-main deps run scenario check kernel check-tree check-tree-variants bisect check-bisect bench-unmap bench-zero-cost bench-engine-cost fuzz-long qtest-suite series check-series check-qemu-10.2 clean
+.PHONY: all build build-main deps run scenario check kernel check-tree check-tree-variants bisect check-bisect bench-unmap bench-zero-cost bench-lines bench-engine-cost fuzz-long qtest-suite series check-series check-qemu-10.2 clean
 
 all: build
 
@@ -104,6 +105,10 @@ bench-unmap: build
 # smmulab with every cost 0 against the same QEMU without smmulab
 bench-zero-cost: build
 	scripts/bench-zero-cost.sh $(BUILD)
+
+# the line-transfer model's host cost (-icount line-ns=, patch 0021)
+bench-lines: build-main
+	scripts/bench-quantum.sh --lines $(BUILD)
 
 # host instructions per retired command (valgrind callgrind)
 bench-engine-cost: build

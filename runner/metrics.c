@@ -100,6 +100,11 @@ const Metric report_common_metrics[] = {
     { "cmdq_timeouts", "CMDQ timeouts", "run:cmdq_timeouts", 1, 0, AGG_SUM },
     { "cmd_sync_timeouts", "CMD_SYNC timeouts", "run:cmd_sync_timeouts", 1, 0,
       AGG_SUM },
+    /* The line-transfer model (-icount line-ns=), all vCPUs together */
+    { "line_transfers", "cache lines: transfers", "lines:transfers", 1, 0,
+      AGG_MEAN },
+    { "line_stall_ms", "cache lines: stall, all vCPUs (ms)", "lines:stall_ns",
+      1e-6, 1, AGG_MEAN },
     { "retired", "model: commands retired", "stats:retired", 1, 0,
       AGG_MEAN },
     { "syncs", "model: CMD_SYNCs", "stats:syncs", 1, 0, AGG_MEAN },
@@ -324,6 +329,8 @@ double report_run_value(JsonObject *run, const Metric *m)
         v = report_num_member(run, key);
     } else if (g_str_has_prefix(m->src, "kernel:")) {
         v = report_num_member(report_member_obj(run, "kernel"), key);
+    } else if (g_str_has_prefix(m->src, "lines:")) {
+        v = report_num_member(report_member_obj(run, "lines"), key);
     } else if (!strcmp(m->src, "calc:mean-sync-wait")) {
         JsonObject *st = report_member_obj(run, "stats");
         double n = report_num_member(st, "syncs");
@@ -582,6 +589,10 @@ static char *source_text(const char *src)
         return g_strdup_printf("the kit kernel's counter `%s`", key);
     } else if (g_str_has_prefix(src, "run:")) {
         return g_strdup_printf("the console, counted by the runner (`%s`)",
+                               key);
+    } else if (g_str_has_prefix(src, "lines:")) {
+        return g_strdup_printf("the line-transfer model's "
+                               "x-query-icount-lines, `%s` (line-ns= only)",
                                key);
     }
     return g_strdup_printf("computed (`%s`)", key);

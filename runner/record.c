@@ -21,7 +21,7 @@ JsonNode *smmulab_record_scenario(const SmmulabScenario *sc,
                                                             sc->workload,
                                                             NULL, NULL);
     g_autofree char *smmu = NULL, *machine = NULL, *cpus = NULL;
-    g_autofree char *quantum = NULL;
+    g_autofree char *quantum = NULL, *lines = NULL;
     guint i;
 
     if (sc->smmu->len) {
@@ -62,11 +62,23 @@ JsonNode *smmulab_record_scenario(const SmmulabScenario *sc,
                                   "forfeits the rest of the turn" :
                                   "ends the turn");
     }
-    machine = g_strdup_printf("%s vCPUs, %s memory, icount %s%s", cpus,
+    if (quantum && sc->sweep_group && !strcmp(sc->sweep_group, "machine") &&
+        !strcmp(sc->sweep_key, "line-ns")) {
+        lines = g_strdup(", a contended cache line's transfer swept (ns, "
+                         "0: free)");
+    } else if (quantum && sc->line_ns) {
+        guint64 insns = sc->line_ns >> sc->icount_shift;
+
+        lines = g_strdup_printf(", a contended cache line's transfer %"
+                                G_GUINT64_FORMAT " ns (line-ns, %"
+                                G_GUINT64_FORMAT " instructions)",
+                                sc->line_ns, insns);
+    }
+    machine = g_strdup_printf("%s vCPUs, %s memory, icount %s%s%s", cpus,
                               sc->memory ? sc->memory :
                               (topo ? topo->memory : "?"),
                               sc->icount ? "on (deterministic)" : "off",
-                              quantum ? quantum : "");
+                              quantum ? quantum : "", lines ? lines : "");
     json_builder_begin_object(b);
     smmulab_json_add_string(b, "file", sc->file);
     smmulab_json_add_string(b, "name", sc->name);
@@ -78,6 +90,9 @@ JsonNode *smmulab_record_scenario(const SmmulabScenario *sc,
     smmulab_json_add_bool(b, "icount", sc->icount);
     if (sc->icount && sc->quantum_ns) {
         smmulab_json_add_int(b, "quantum_ns", sc->quantum_ns);
+        if (sc->line_ns) {
+            smmulab_json_add_int(b, "line_ns", sc->line_ns);
+        }
     }
     smmulab_json_add_int(b, "cpus", sc->cpus ? sc->cpus :
                          (topo ? topo->cpus : 0));
@@ -305,6 +320,10 @@ JsonNode *smmulab_record_run(const SmmulabBoot *pl, const SmmulabRun *r,
         json_builder_set_member_name(b, "stats");
         json_builder_add_value(b, json_node_copy(r->stats));
     }
+    if (r->lines) {
+        json_builder_set_member_name(b, "lines");
+        json_builder_add_value(b, json_node_copy(r->lines));
+    }
     json_builder_end_object(b);
     return json_builder_get_root(b);
 }
@@ -344,6 +363,8 @@ static const Key run_keys[] = {
     { "cpus_at_lockups", "<lockups:n,all_cpus:n,resolved:s,places:{n},"
       "snapshots:[<t:n,stuck:n,cpus:[(nss)]>]>", FALSE },
     { "result_lines", "[s]", FALSE },
+    { "lines", "<line_ns:n,transfers:n,stall_insns:n,stall_ns:n,waits:n,hottest:"
+      "[<addr:s,data:s,pc:s,function:s,transfers:n,stall_insns:n>]>", FALSE },
     { "events", "[(ns)]", FALSE }, { "timeline", "[[n]]", FALSE },
 };
 
@@ -358,7 +379,7 @@ static const Key scenario_keys[] = {
     { "design", "s", FALSE }, { "primary", "s", FALSE },
     { "baseline", "s", FALSE }, { "sweep_key", "s", FALSE },
     { "sweep_values", "[s]", FALSE }, { "append", "s", FALSE },
-    { "quantum_ns", "n", FALSE },
+    { "quantum_ns", "n", FALSE }, { "line_ns", "n", FALSE },
 };
 
 /* The end of the one alternative (a letter or a bracketed group) at @s */

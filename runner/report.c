@@ -203,6 +203,19 @@ static void add_table(GString *t, JsonBuilder *b, JsonArray *runs,
         g_autoptr(GPtrArray) cells = g_ptr_array_new_with_free_func(g_free);
         gboolean any = FALSE;
 
+        if (g_str_has_prefix(list[i].src, "lines:")) {
+            /* the line-transfer model's rows only where it ran */
+            for (c = 0; c < cols->len && !any; c++) {
+                g_autoptr(GArray) v = report_values_of(
+                    runs, &list[i], g_ptr_array_index(cols, c), point);
+
+                any = v->len > 0;
+            }
+            if (!any) {
+                continue;
+            }
+            any = FALSE;
+        }
         json_builder_begin_object(b);
         json_builder_set_member_name(b, "metric");
         json_builder_add_string_value(b, list[i].id);
@@ -515,6 +528,102 @@ static void alloc_note(GString *t, JsonObject *sc, JsonArray *runs)
                         "lockup line between add and cmpxchg variants "
                         "compares unlike counts (docs/guest.md, \"Stalls "
                         "under `add`\")\n");
+    }
+}
+
+/*
+ * The line-transfer model (-icount line-ns=): its T, and per variant the
+ * three lines whose transfers cost most over its runs (the code and the
+ * data they belong to, from the kernel's System.map)
+ */
+static void lines_note(GString *t, JsonArray *runs, GPtrArray *cols)
+{
+    gint64 line_ns = -1;
+    gboolean said = FALSE;
+    guint c, i, j;
+
+    for (c = 0; c < cols->len; c++) {
+        Column *col = g_ptr_array_index(cols, c);
+        g_autoptr(GHashTable) cost = g_hash_table_new_full(g_str_hash,
+                                                           g_str_equal,
+                                                           g_free, g_free);
+        g_autoptr(GList) keys = NULL;
+        GList *l;
+        guint nruns = 0, shown = 0;
+
+        if (col->control) {
+            continue;
+        }
+        for (i = 0; runs && i < json_array_get_length(runs); i++) {
+            JsonObject *r = json_array_get_object_element(runs, i);
+            JsonObject *ln = report_member_obj(r, "lines");
+            JsonArray *hot;
+
+            if (!ln || json_object_get_boolean_member_with_default(
+                           r, "control", FALSE) ||
+                g_strcmp0(json_object_get_string_member_with_default(
+                              r, "variant", ""), col->variant)) {
+                continue;
+            }
+            line_ns = json_object_get_int_member_with_default(ln, "line_ns",
+                                                              line_ns);
+            nruns++;
+            hot = json_object_has_member(ln, "hottest") ?
+                json_object_get_array_member(ln, "hottest") : NULL;
+            for (j = 0; hot && j < json_array_get_length(hot); j++) {
+                JsonObject *h = json_array_get_object_element(hot, j);
+                const char *fn = json_object_get_string_member_with_default(
+                    h, "function", "");
+                const char *data = json_object_get_string_member_with_default(
+                    h, "data", "");
+                char *key = g_strdup_printf("%s (data %s)",
+                    *fn ? fn : json_object_get_string_member_with_default(
+                        h, "pc", "?"),
+                    *data ? data : "not a kernel symbol");
+                double *v = g_hash_table_lookup(cost, key);
+
+                if (!v) {
+                    v = g_new0(double, 2);
+                    g_hash_table_insert(cost, key, v);
+                } else {
+                    g_free(key);
+                }
+                v[0] += json_object_get_int_member_with_default(
+                    h, "stall_insns", 0);
+                v[1] += json_object_get_int_member_with_default(
+                    h, "transfers", 0);
+            }
+        }
+        if (!nruns) {
+            continue;
+        }
+        if (!said) {
+            said = TRUE;
+            g_string_append_printf(t, "  cache lines: a transfer of a "
+                                   "contended line costs %" G_GINT64_FORMAT
+                                   " ns (line-ns); the hottest, per run:\n",
+                                   line_ns);
+        }
+        keys = g_hash_table_get_keys(cost);
+        /* by stall, most first (ties by name: the same every time) */
+        for (shown = 0; shown < 3 && keys; shown++) {
+            GList *best = NULL;
+            double *bv = NULL;
+
+            for (l = keys; l; l = l->next) {
+                double *v = g_hash_table_lookup(cost, l->data);
+
+                if (!bv || v[0] > bv[0] ||
+                    (v[0] == bv[0] && strcmp(l->data, best->data) < 0)) {
+                    best = l;
+                    bv = v;
+                }
+            }
+            g_string_append_printf(t, "    %s: %s, %.0f transfers\n",
+                                   col->name, (char *)best->data,
+                                   bv[1] / nruns);
+            keys = g_list_delete_link(keys, best);
+        }
     }
 }
 
@@ -841,6 +950,7 @@ static void text_header(Report *rp, const char *det)
     header_setup(rp, det);
     header_trust(rp);
     series_note(t, rp->runs, rp->cols);
+    lines_note(t, rp->runs, rp->cols);
     failed_runs(t, rp->runs);
 
     lines = g_strsplit(t->str + head_start, "\n", -1);

@@ -21,6 +21,7 @@
 #include <unistd.h>
 #include <glib-unix.h>
 
+#include "lines.h"
 #include "qmp.h"
 #include "run.h"
 #include "trace.h"
@@ -52,6 +53,10 @@ void smmulab_run_free(SmmulabRun *r)
     g_ptr_array_unref(r->results);
     if (r->stats) {
         json_node_unref(r->stats);
+    }
+    g_free(r->lines_text);
+    if (r->lines) {
+        json_node_unref(r->lines);
     }
     g_free(r);
 }
@@ -116,7 +121,9 @@ GPtrArray *smmulab_run_argv(const SmmulabRunSpec *spec, const char *qmp_sock,
     /* The machine, as scripts/boot.sh has it too */
     targs = smmulab_machine_args(topo, sc->icount ? (int)sc->icount_shift : -1,
                                  sc->icount ? sc->quantum_ns : 0,
-                                 sc->quantum_yield);
+                                 sc->quantum_yield,
+                                 sc->icount && sc->quantum_ns ? sc->line_ns :
+                                 0);
 
     g_ptr_array_add(argv, g_strdup(spec->qemu));
     for (i = 0; i < targs->len; i++) {
@@ -681,6 +688,18 @@ static void quit_qemu(Boot *bt, gint64 now)
                 keep_stats(bt->r, st);
             }
         }
+        if (bt->spec->sc->icount && bt->spec->sc->quantum_ns &&
+            bt->spec->sc->line_ns) {
+            /* The line-transfer model's counters */
+            g_autoptr(JsonNode) lt = smmulab_qmp_execute(
+                bt->qmp, "x-query-icount-lines", NULL, NULL);
+
+            if (lt && JSON_NODE_HOLDS_OBJECT(lt)) {
+                g_free(bt->r->lines_text);
+                bt->r->lines_text = g_strdup(json_object_get_string_member_with_default(
+                    json_node_get_object(lt), "human-readable-text", ""));
+            }
+        }
         ret = smmulab_qmp_execute(bt->qmp, "quit", NULL, &qerr);
         bt->quit_at = now;
     }
@@ -736,6 +755,14 @@ static void collect(Boot *bt)
                                                   NULL);
 
         smmulab_lockups_resolve(r->lockups, dwarf);
+    }
+    if (r->lines_text) {
+        /* the hottest lines named from the kernel's System.map beside */
+        g_autofree char *dir = g_path_get_dirname(bt->spec->kernel);
+        g_autofree char *map = g_build_filename(dir, "System.map", NULL);
+
+        r->lines = smmulab_lines_parse(r->lines_text, map,
+                                       1ull << bt->spec->sc->icount_shift);
     }
     close(bt->w.log_fd);
     smmulab_qmp_close(bt->qmp);

@@ -69,6 +69,8 @@ typedef struct SmmulabRun {
     GArray *samples;            /* SmmulabSample, about one per second */
     GArray *events;             /* SmmulabEvent: lockups and timeouts */
     JsonNode *stats;            /* the model's x-cmdq-stats at the end */
+    char *lines_text;           /* x-query-icount-lines at the end */
+    JsonNode *lines;            /* that, parsed (smmulab_lines_parse) */
     SmmulabLockups *lockups;    /* every CPU's place at each soft lockup */
     SmmulabRan *ran;            /* what the kernel said it ran */
 } SmmulabRun;

@@ -212,6 +212,8 @@ static const KeyRule machine_keys[] = {
       .why = "not a number of nanoseconds in 0..1000000000 (0: off)" },
     { "quantum-yield", valid_word, .words = { "continue", "forfeit" },
       .why = "not continue or forfeit" },
+    { "line-ns", valid_uint, 0, 1000000,
+      .why = "not a number of nanoseconds in 0..1000000 (0: off)" },
     { NULL },
 };
 
@@ -262,7 +264,7 @@ static const GroupRules group_rules[] = {
     { "scenario", scenario_keys, "unknown key (known: name, description, "
       "repeat, timeout, control, baseline, primary, seed, design)" },
     { "machine", machine_keys, "unknown key (known: cpus, cpu, memory, "
-      "icount, icount-shift, quantum, quantum-yield)" },
+      "icount, icount-shift, quantum, quantum-yield, line-ns)" },
     { "smmu", smmu_keys, "not a property of the model (known: cmdqs, "
       "eventqs, ril, msi, sev, cmdq-cmd-ns, cmdq-sync-ns, cmdq-cfgi-ns, "
       "cmdq-tlbi-page-ns, cmdq-jitter-ns, cmdq-seed)" },
@@ -378,6 +380,8 @@ static void apply(SmmulabScenario *s, const Setting *st)
         } else if (!strcmp(k, "quantum-yield")) {
             g_free(s->quantum_yield);
             s->quantum_yield = g_strdup(v);
+        } else if (!strcmp(k, "line-ns")) {
+            s->line_ns = g_ascii_strtoull(v, NULL, 10);
         }
     } else if (!strcmp(g, "smmu")) {
         guint i;
@@ -727,11 +731,38 @@ static gboolean read_sweep(SmmulabScenario *s, GKeyFile *kf, GError **err)
     return TRUE;
 }
 
-/* quantum= (set or swept) needs icount, and quantum-yield= a quantum */
+/*
+ * quantum= (set or swept) needs icount, and quantum-yield= and line-ns=
+ * (set or swept) a quantum; line-ns= is at least one instruction
+ */
 static gboolean check_quantum(SmmulabScenario *s, GError **err)
 {
     gboolean swept = s->sweep_group && !strcmp(s->sweep_group, "machine") &&
         !strcmp(s->sweep_key, "quantum");
+    gboolean line_swept = s->sweep_group &&
+        !strcmp(s->sweep_group, "machine") &&
+        !strcmp(s->sweep_key, "line-ns");
+    guint i;
+
+    if ((s->line_ns || line_swept) && !s->quantum_ns && !swept) {
+        g_set_error(err, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
+                    "%s: [machine] line-ns= needs quantum= (cache-line "
+                    "transfers are a part of lock-step quanta)", s->file);
+        return FALSE;
+    }
+    for (i = 0; i <= (line_swept ? s->sweep_values->len : 0); i++) {
+        guint64 ns = i < (line_swept ? s->sweep_values->len : 0) ?
+            g_ascii_strtoull(g_ptr_array_index(s->sweep_values, i), NULL, 10) :
+            s->line_ns;
+
+        if (ns && ns < (G_GUINT64_CONSTANT(1) << s->icount_shift)) {
+            g_set_error(err, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
+                        "%s: [machine] line-ns=%" G_GUINT64_FORMAT " is less "
+                        "than one instruction at icount-shift=%u (%u ns)",
+                        s->file, ns, s->icount_shift, 1u << s->icount_shift);
+            return FALSE;
+        }
+    }
 
     if (s->quantum_yield && !s->quantum_ns && !swept) {
         g_set_error(err, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,

@@ -41,6 +41,7 @@ typedef struct SmmulabScenario {
     guint icount_shift;
     guint64 quantum_ns;         /* icount's lock-step quanta, 0: off */
     char *quantum_yield;        /* continue, forfeit or NULL: QEMU's */
+    guint64 line_ns;            /* a cache line's transfer, 0: free */
 
     GPtrArray *smmu;            /* "prop=value", model properties */
     char *kernel;               /* NULL: BUILDDIR/guest/Image */

@@ -80,7 +80,7 @@ int main(int argc, char **argv)
                 ": 0..1000000000 ns, with --icount\n", quantum);
         return 2;
     }
-    args = machine ? smmulab_machine_args(t, icount, quantum, NULL) :
+    args = machine ? smmulab_machine_args(t, icount, quantum, NULL, 0) :
                      smmulab_topology_qemu_args(t);
     for (i = 0; i < args->len; i++) {
         printf("%s\n", (char *)g_ptr_array_index(args, i));

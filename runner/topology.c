@@ -164,7 +164,8 @@ void smmulab_topology_free(SmmulabTopology *t)
 }
 
 GPtrArray *smmulab_machine_args(const SmmulabTopology *t, int icount_shift,
-                                guint64 quantum_ns, const char *quantum_yield)
+                                guint64 quantum_ns, const char *quantum_yield,
+                                guint64 line_ns)
 {
     GPtrArray *a = g_ptr_array_new_with_free_func(g_free);
     g_autoptr(GPtrArray) targs = smmulab_topology_qemu_args(t);
@@ -185,13 +186,23 @@ GPtrArray *smmulab_machine_args(const SmmulabTopology *t, int icount_shift,
         /* Deterministic: one thread, time from instruction counts */
         g_ptr_array_add(a, g_strdup("tcg,thread=single"));
         g_ptr_array_add(a, g_strdup("-icount"));
-        g_ptr_array_add(a, quantum_ns ?
-                        g_strdup_printf("shift=%d,sleep=off,quantum=%"
-                                        G_GUINT64_FORMAT "%s%s", icount_shift,
-                                        quantum_ns, quantum_yield ?
-                                        ",quantum-yield=" : "",
-                                        quantum_yield ? quantum_yield : "") :
-                        g_strdup_printf("shift=%d,sleep=off", icount_shift));
+        if (quantum_ns) {
+            GString *o = g_string_new(NULL);
+
+            g_string_printf(o, "shift=%d,sleep=off,quantum=%" G_GUINT64_FORMAT,
+                            icount_shift, quantum_ns);
+            if (quantum_yield) {
+                g_string_append_printf(o, ",quantum-yield=%s", quantum_yield);
+            }
+            if (line_ns) {
+                g_string_append_printf(o, ",line-ns=%" G_GUINT64_FORMAT,
+                                       line_ns);
+            }
+            g_ptr_array_add(a, g_string_free(o, FALSE));
+        } else {
+            g_ptr_array_add(a, g_strdup_printf("shift=%d,sleep=off",
+                                               icount_shift));
+        }
         g_ptr_array_add(a, g_strdup("-rtc"));
         g_ptr_array_add(a, g_strdup("clock=vm,base=2026-01-01"));
     } else {

@@ -42,11 +42,13 @@ GPtrArray *smmulab_topology_qemu_args(const SmmulabTopology *t);
  * @icount_shift >= 0 single-threaded under -icount with a VM clock, and
  * with @quantum_ns > 0 in icount's lock-step quanta of that many ns: the
  * vCPUs run in parallel in virtual time; @quantum_yield continue, forfeit
- * or NULL for QEMU's default), the console on stdio, nothing
+ * or NULL for QEMU's default; @line_ns > 0, a contended cache line's
+ * transfer costs that many ns), the console on stdio, nothing
  * else attached, no reboot.  Kernel, initrd, command line, model
  * properties and monitor are the caller's.
  */
 GPtrArray *smmulab_machine_args(const SmmulabTopology *t, int icount_shift,
-                                guint64 quantum_ns, const char *quantum_yield);
+                                guint64 quantum_ns, const char *quantum_yield,
+                                guint64 line_ns);
 
 #endif

@@ -18,6 +18,12 @@
 # The guest's own figure is its operations per CPU per virtual second.
 #
 #   scripts/bench-quantum.sh [BUILDDIR] [SECONDS]
+#   scripts/bench-quantum.sh --lines [BUILDDIR] [SECONDS]
+#
+# --lines: the line-transfer model's cost (patch 0021, make bench-lines):
+# map-unmap on a fast SMMU at 8 and 16 vCPUs, quantum=10000 without the
+# model and with line-ns=1600 and 4800, side by side; the host time per
+# operation against the mode without it.
 #
 # Defaults: build, 1 s.  Deterministic: a rerun gives the same guest
 # figures; the host figures vary with the host's load.
@@ -25,6 +31,11 @@ set -euo pipefail
 SMMULAB_TAG=smmulab-bench-quantum
 . "$(dirname "$0")/common.sh"
 
+lines=0
+if [ "${1:-}" = --lines ]; then
+    lines=1
+    shift
+fi
 B=${1:-$SMMULAB_ROOT/build}
 secs=${2:-1}
 qemu=$B/qemu-system-aarch64
@@ -38,10 +49,10 @@ mkdir -p "$logd"
 log "QEMU $qemu; $(nproc) host CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
 
 python3 - "$qemu" "$topo" "$SMMULAB_ROOT/configs/topologies.ini" "$B/guest" \
-    "$logd" "$secs" <<'PY'
+    "$logd" "$secs" "$lines" <<'PY'
 import os, subprocess, sys, time
 
-qemu, topo, topofile, guest, logd, secs = sys.argv[1:7]
+qemu, topo, topofile, guest, logd, secs, lines = sys.argv[1:8]
 modes = [("stock icount", None),
          ("Q=10us", "quantum=10000"),
          ("Q=1us", "quantum=1000"),
@@ -51,6 +62,11 @@ modes = [("stock icount", None),
 points = [("map-unmap", [], n, modes) for n in (1, 8)]
 points.append(("asid-flush", ["cmdq-cmd-ns=20000"], 8,
                [modes[0], modes[1], modes[3]]))
+if lines == "1":
+    modes = [("Q=10us", "quantum=10000"),
+             ("Q=10us T=1600", "quantum=10000,line-ns=1600"),
+             ("Q=10us T=4800", "quantum=10000,line-ns=4800")]
+    points = [("map-unmap", [], n, modes) for n in (8, 16)]
 
 def cpu_seconds(pid):
     with open("/proc/%d/stat" % pid) as f:
@@ -100,6 +116,19 @@ def run(workload, props, n, opt, logf):
             "us_per_op": host / ops * 1e6,
             "total": usage.ru_utime + usage.ru_stime}
 
+def lines_table(rows):
+    print()
+    print("shift 4, %s virtual s, a thread per vCPU; host = QEMU CPU time "
+          "(user+sys) in the workload; map-unmap: 4 KiB, fast SMMU" % secs)
+    print("| vCPUs | mode | ops per CPU per s | host s per virtual s | "
+          "host us per op | host per op / without the model |")
+    print("|---|---|---|---|---|---|")
+    base = {n: r["us_per_op"] for w, n, name, r in rows if name == "Q=10us"}
+    for w, n, name, r in rows:
+        print("| %d | %s | %.1f | %.2f | %.1f | %.2f |"
+              % (n, name, r["rate"], r["host_per_vs"], r["us_per_op"],
+                 r["us_per_op"] / base[n]))
+
 rows = []
 for workload, props, n, ms in points:
     for name, opt in ms:
@@ -111,6 +140,9 @@ for workload, props, n, ms in points:
               "%.2f host s per virtual s" % (workload, n, name, r["rate"],
                                               r["host_per_vs"]), flush=True)
 
+if lines == "1":
+    lines_table(rows)
+    sys.exit(0)
 print()
 print("shift 4, %s virtual s, a thread per vCPU; host = QEMU CPU time "
       "(user+sys) in the workload; map-unmap: 4 KiB, fast SMMU; asid-flush: "

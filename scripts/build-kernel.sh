@@ -288,6 +288,8 @@ install_if_changed() {
     cmp -s "$1" "$2" || { cp "$1" "$2.tmp" && mv "$2.tmp" "$2"; }
 }
 install_if_changed "$O/arch/arm64/boot/Image" "$B/guest/Image"
+# The runner names the line-transfer model's hottest lines from it
+install_if_changed "$O/System.map" "$B/guest/System.map"
 log "$B/guest/Image ($(stat -c %s "$B/guest/Image") bytes)"
 
 # The kernel's parameters, read from its vmlinux, beside the Image: the

@@ -489,5 +489,26 @@ rc=$?
 check "first A/B: resume of the finished run: exit 0 (got $rc), nothing to run" \
     sh -c "[ $rc = 0 ] && grep -q 'resuming: 10 of them ended already, 0 to run' '$OUT/first-resume.out'"
 
+# The line-transfer model: the report names T and the hottest lines, each
+# with the kernel function of its PC (System.map beside the Image)
+"$RUN" --build "$B" --out "$OUT/line" tests/scenarios/line-ns.ini >"$OUT/line.out" 2>"$OUT/line.err"
+rc=$?
+hot=$(grep -A1 '^  cache lines: a transfer of a contended line costs 1600 ns' "$OUT/line.out" | sed -n 2p)
+if [ $rc = 0 ] &&
+   grep -q "a contended cache line's transfer 1600 ns (line-ns, 100 instructions)" "$OUT/line.out" &&
+   [[ "$hot" =~ ^\ \ \ \ cmpxchg:\ [a-z_][a-z0-9_.]*\+0x[0-9a-f]+\ .*\ [1-9][0-9]*\ transfers$ ]] &&
+   python3 -c "import json,sys; r=json.load(open('$OUT/line/runs.json'))['runs'][0]['lines']; sys.exit(not (r['line_ns'] == 1600 and r['transfers'] > 0 and r['stall_ns'] == 16 * r['stall_insns']))" &&
+   grep -q '^cache lines: transfers  *[1-9]' "$OUT/line.out"; then
+    ok "line-ns=1600: the report names T and the hottest line: ${hot#    }"
+else
+    notok "line-ns=1600 (exit $rc): $(grep -A2 'cache lines' "$OUT/line.out" | head -n 4 | tr '\n' ' ') $(head -c 200 "$OUT/line.err")"
+fi
+# Without line-ns=, no word of it
+if ! grep -q 'cache lines' "$OUT/e2e.out"; then
+    ok "without line-ns=: the report says nothing of cache lines"
+else
+    notok "without line-ns=, the report speaks of cache lines: $(grep 'cache lines' "$OUT/e2e.out" | head -n 2)"
+fi
+
 echo "1..$n"
 [ $fails = 0 ]
