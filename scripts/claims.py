@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Every published claim as a table, made from the recorded runs.
 
-    scripts/claims.py readme            README's table
+    scripts/claims.py readme            README's table: the headline
+                                        claims (not a "..." follow-up,
+                                        not withdrawn)
     scripts/claims.py results           docs/results.md's table
     scripts/claims.py check RUNNER      both tables as the files hold them,
                                         and every record held to its plan
@@ -91,17 +93,19 @@ def figures(row, cache):
 def table(kind):
     cache, out = {}, []
     if kind == "readme":
-        out += ["| thread | scenario | claim | result | seeds | n | p | twice |",
-                "|---|---|---|---|---|---|---|---|"]
+        out += ["| thread | scenario | claim | result | p | twice |",
+                "|---|---|---|---|---|---|"]
     else:
         out += ["| scenario | claim | status | seeds | Image | n | p |",
                 "|---|---|---|---|---|---|---|"]
     for row in claims():
         f = figures(row, cache)
         if kind == "readme":
-            out.append("| %s | `%s` | %s | %s | %s | %s | %s | %s |" % (
+            if f["claim"].startswith("...") or f["status"] == "withdrawn":
+                continue
+            out.append("| %s | `%s` | %s | %s | %s | %s |" % (
                 f["thread"], f["scenario"], f["claim"], f["result"],
-                f["seeds"], f["n"], f["p"], STATUS[f["status"]][1]))
+                f["p"], STATUS[f["status"]][1]))
         else:
             out.append("| `%s` | %s | %s | %s | %s | %s | %s |" % (
                 f["scenario"], f["claim"], STATUS[f["status"]][0],
